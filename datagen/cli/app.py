@@ -1,0 +1,77 @@
+"""Top-level ``datagen`` app. Each command group lives in its own module and is added here."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import typer
+
+from datagen import __version__
+from datagen.cli import build, sql
+from datagen.errors import UserError
+
+app = typer.Typer(
+    name="datagen",
+    help=(
+        "Training data for coding-agent LMs: CPT corpora, verified agent tasks, RL pools.\n\n"
+        "Examples:\n\n"
+        "  datagen build cpt-corpus                       # bundled sample_data -> out/cpt-corpus\n\n"
+        "  datagen build cpt-corpus --input ~/src/repoA ~/src/repoB.git --output /data/cpt\n\n"
+        "  datagen sql out/cpt-corpus \"SELECT decision, reason, count(*) FROM files GROUP BY ALL\""
+    ),
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+app.add_typer(build.app, name="build")
+app.command("sql")(sql.sql_command)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"datagen {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    debug: bool = typer.Option(False, "--debug", help="Show full tracebacks on errors."),
+    version: bool = typer.Option(
+        False, "--version", callback=_version, is_eager=True, help="Print the version."
+    ),
+) -> None:
+    if debug:
+        os.environ["DATAGEN_DEBUG"] = "1"
+
+
+def main() -> None:
+    """Console-script entry: one place that turns errors into messages and exit codes."""
+    try:
+        app(standalone_mode=False)
+    except UserError as exc:
+        if os.environ.get("DATAGEN_DEBUG"):
+            raise
+        typer.secho(f"error: {exc}", fg="red", err=True)
+        sys.exit(2)
+    except typer.Exit as exc:
+        sys.exit(exc.exit_code)
+    except typer.Abort:
+        typer.echo("aborted", err=True)
+        sys.exit(130)
+    except KeyboardInterrupt:
+        typer.echo("interrupted", err=True)
+        sys.exit(130)
+    except Exception as exc:  # click usage errors carry their own formatting
+        import click
+
+        if isinstance(exc, click.exceptions.ClickException):
+            exc.show()
+            sys.exit(exc.exit_code)
+        if isinstance(exc, click.exceptions.Exit):
+            sys.exit(exc.exit_code)
+        raise
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,103 @@
+"""Open, create and fill a build's DuckDB manifest.
+
+Tables come from the record models (``datagen.records.TABLES``); bulk rows go in as Arrow
+tables (no per-row INSERTs). ``query`` opens the file read-only for ``datagen sql``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pyarrow as pa
+
+from datagen.errors import UserError
+from datagen.records import TABLES, Record
+
+MANIFEST_NAME = "manifest.duckdb"
+
+
+def manifest_ddl(tables: Iterable[type[Record]] = ()) -> str:
+    """The DDL of every manifest table (what ``schemas/manifest.sql`` holds)."""
+    return "\n\n".join(t.ddl() for t in (tables or TABLES)) + "\n"
+
+
+def manifest_path(out: str | Path) -> Path:
+    out = Path(out)
+    return out if out.suffix == ".duckdb" else out / MANIFEST_NAME
+
+
+class Manifest:
+    """A read-write manifest. Use as a context manager; tables are created on open."""
+
+    def __init__(self, path: str | Path, tables: Iterable[type[Record]] | None = None):
+        self.path = manifest_path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.tables = list(tables) if tables is not None else list(TABLES)
+        self.con = duckdb.connect(str(self.path))
+        for table in self.tables:
+            self.con.execute(table.ddl())
+
+    def __enter__(self) -> Manifest:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def close(self) -> None:
+        if self.con is not None:
+            self.con.close()
+            self.con = None
+
+    def insert(self, record: type[Record], rows: pa.Table | list[dict] | list[Record]) -> int:
+        """Insert rows (Arrow table, dicts or records); columns by name, in model order."""
+        if not isinstance(rows, pa.Table):
+            dicts = [r.model_dump() if isinstance(r, Record) else r for r in rows]
+            if not dicts:
+                return 0
+            rows = pa.Table.from_pylist(dicts)
+        if rows.num_rows == 0:
+            return 0
+        cols = [c for c in record.columns() if c in rows.column_names]
+        self.con.register("_incoming", rows)
+        try:
+            col_list = ", ".join(cols)
+            self.con.execute(
+                f"INSERT INTO {record.__table__} ({col_list}) SELECT {col_list} FROM _incoming"
+            )
+        finally:
+            self.con.unregister("_incoming")
+        return rows.num_rows
+
+    def upsert(self, record: type[Record], row: Record | dict) -> None:
+        """Insert or replace one row by primary key (e.g. the ``runs`` row)."""
+        data = row.model_dump() if isinstance(row, Record) else row
+        cols = list(data)
+        placeholders = ", ".join("?" for _ in cols)
+        self.con.execute(
+            f"INSERT OR REPLACE INTO {record.__table__} ({', '.join(cols)}) VALUES ({placeholders})",
+            [data[c] for c in cols],
+        )
+
+    def execute(self, sql: str, params: list | None = None) -> duckdb.DuckDBPyConnection:
+        return self.con.execute(sql, params or [])
+
+
+def query(out: str | Path, sql: str) -> tuple[list[str], list[tuple]]:
+    """Run ``sql`` read-only on a build's manifest; returns (column names, rows)."""
+    path = manifest_path(out)
+    if not path.exists():
+        raise UserError(f"no manifest at {path} (run a build first)")
+    con = duckdb.connect(str(path), read_only=True)
+    try:
+        try:
+            cur = con.execute(sql)
+        except duckdb.Error as exc:
+            raise UserError(f"SQL error: {exc}") from None
+        if cur.description is None:
+            return [], []
+        return [d[0] for d in cur.description], cur.fetchall()
+    finally:
+        con.close()

@@ -1,0 +1,11 @@
+"""Typed records (source of ``schemas/``). Import record classes from here."""
+
+from datagen.records.base import Record
+from datagen.records.core import CodeFile, FileRow, RunRow, ShardRow
+
+# Every manifest table, in DDL order. Later builds append their records here.
+TABLES: list[type[Record]] = [RunRow, FileRow, ShardRow]
+# Records that are rows of an output dataset rather than manifest tables.
+DATASET_RECORDS: list[type[Record]] = [CodeFile]
+
+__all__ = ["Record", "RunRow", "FileRow", "ShardRow", "CodeFile", "TABLES", "DATASET_RECORDS"]

@@ -1,0 +1,72 @@
+"""Records shared by every build: runs and shards, and the CPT corpus's file rows."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Literal
+
+from pydantic import Field
+
+from datagen.records.base import Record
+
+
+class RunRow(Record):
+    """One build run. ``run_id`` = recipe hash + input fingerprint, so a re-run matches."""
+
+    __table__ = "runs"
+    __primary_key__ = ("run_id",)
+
+    run_id: str
+    command: str
+    recipe_json: str
+    recipe_hash: str
+    datagen_version: str
+    started_at: dt.datetime
+    finished_at: dt.datetime | None = None
+    status: Literal["running", "finished", "failed"]
+
+
+class FileRow(Record):
+    """One row for EVERY file the crawl saw, kept or not, with the reason it was dropped."""
+
+    __table__ = "files"
+    __primary_key__ = ("run_id", "file_id")
+
+    run_id: str
+    file_id: str = Field(description="sha1(repo + '/' + path)[:16]; stable across runs")
+    repo: str = Field(description="repository name (its folder name unless the recipe names it)")
+    path: str = Field(description="path relative to the repository root")
+    lang: str | None = None
+    license: str | None = Field(None, description="SPDX id of the repository's license")
+    bytes: int
+    content_hash: str | None = Field(None, description="xxh3-128 of normalized content")
+    decision: Literal["kept", "dropped"]
+    reason: str | None = Field(None, description="why the file was dropped, e.g. 'binary'")
+    duplicate_of: str | None = Field(None, description="file_id of the kept copy")
+    shard: str | None = Field(None, description="shard path relative to the output folder")
+    source: str = Field(description="the input this repo came from (path as given)")
+    max_line_length: int | None = None
+    avg_line_length: float | None = None
+    alnum_fraction: float | None = None
+
+
+class ShardRow(Record):
+    __table__ = "shards"
+    __primary_key__ = ("run_id", "path")
+
+    run_id: str
+    path: str = Field(description="relative to the output folder")
+    rows: int
+    bytes: int
+    sha256: str
+
+
+class CodeFile(Record):
+    """A row of the CPT text shards (``data/train-*.parquet``)."""
+
+    id: str
+    repo: str
+    path: str
+    lang: str
+    license: str | None
+    text: str
