@@ -11,7 +11,10 @@ from __future__ import annotations
 
 import numpy as np
 import polars as pl
+import pyarrow as pa
 import rensa
+
+Texts = list[str] | pa.Array | pa.ChunkedArray
 
 # Odd 64-bit constants (splitmix64 / golden ratio) used to mix hashes.
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -26,7 +29,7 @@ def _mix(x: np.ndarray) -> np.ndarray:
     return x ^ (x >> np.uint64(31))
 
 
-def shingle_hashes(texts: list[str], ngram: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+def shingle_hashes(texts: Texts, ngram: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     """Hash every ``ngram``-token shingle of every text.
 
     Returns ``(hashes, offsets)``: the shingles of text ``i`` are
@@ -34,7 +37,10 @@ def shingle_hashes(texts: list[str], ngram: int, seed: int) -> tuple[np.ndarray,
     """
     n_docs = len(texts)
     words = (
-        pl.DataFrame({"text": texts}, schema={"text": pl.String})
+        pl.DataFrame(
+            {"text": texts if isinstance(texts, list) else pl.from_arrow(texts)},
+            schema={"text": pl.String},
+        )
         .with_row_index("doc")
         .select("doc", pl.col("text").str.extract_all(r"\S+").alias("w"))
         .explode("w")
@@ -47,9 +53,11 @@ def shingle_hashes(texts: list[str], ngram: int, seed: int) -> tuple[np.ndarray,
     if count <= 0:
         return np.zeros(0, np.uint64), np.zeros(n_docs + 1, np.uint64)
     with np.errstate(over="ignore"):
-        sh = _mix(wh[:count] ^ _GOLD)
+        # Position-weighted sum of word hashes (distinct odd weights), then one mix.
+        sh = wh[:count].copy()
         for k in range(1, ngram):
-            sh = _mix(sh ^ (wh[k : k + count] + np.uint64(k) * _GOLD))
+            sh += wh[k : k + count] * (np.uint64(2 * k + 1) * _GOLD)
+        sh = _mix(sh)
     # A shingle is valid when its first and last token belong to the same text.
     valid = doc[:count] == doc[ngram - 1 : ngram - 1 + count]
     sh = sh[valid]
@@ -59,9 +67,7 @@ def shingle_hashes(texts: list[str], ngram: int, seed: int) -> tuple[np.ndarray,
     return sh, offsets
 
 
-def signatures(
-    texts: list[str], ngram: int, num_perm: int, seed: int
-) -> tuple[np.ndarray, np.ndarray]:
+def signatures(texts: Texts, ngram: int, num_perm: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     """MinHash signatures ``(N, num_perm) uint32`` and a mask of texts that had shingles."""
     sh, offsets = shingle_hashes(texts, ngram, seed)
     has = np.diff(offsets) > 0

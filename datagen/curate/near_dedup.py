@@ -99,9 +99,7 @@ class SignatureStep(PipelineStep):
             with open(out / "sigs" / f"{rank:05d}.sig", "wb") as sig_file:
                 for table in self._group(self._batches(rank, world_size)):
                     with self.track_time():
-                        sigs, has = signatures(
-                            table["text"].to_pylist(), cfg.ngram, cfg.num_perm, cfg.seed
-                        )
+                        sigs, has = signatures(table["text"], cfg.ngram, cfg.num_perm, cfg.seed)
                     table, sigs = table.filter(pa.array(has)), sigs[has]
                     self.stat_update("files", value=int(has.size))
                     self.stat_update("no_shingles", value=int((~has).sum()))
