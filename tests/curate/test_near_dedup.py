@@ -30,8 +30,10 @@ def planted(tmp_path, rng):
     rows.append(dropped)
     rows.append(crawl_row("tiny", "t.py", "x = 1"))  # fewer tokens than a shingle
     half = len(rows) // 2
-    parts = [write_crawl(tmp_path / "0.parquet", rows[:half]),
-             write_crawl(tmp_path / "1.parquet", rows[half:])]
+    parts = [
+        write_crawl(tmp_path / "0.parquet", rows[:half]),
+        write_crawl(tmp_path / "1.parquet", rows[half:]),
+    ]
     return parts, truth
 
 
@@ -65,8 +67,11 @@ def test_recall_and_precision_on_planted_pairs(planted, tmp_path):
 def test_representative_is_longest_then_repo_path(tmp_path, rng):
     text = synthetic_python(rng)
     longer = text + "\n# trailing comment\n"
-    rows = [crawl_row("b", "x.py", text), crawl_row("a", "x.py", text),
-            crawl_row("c", "x.py", longer)]
+    rows = [
+        crawl_row("b", "x.py", text),
+        crawl_row("a", "x.py", text),
+        crawl_row("c", "x.py", longer),
+    ]
     out = near_dedup([write_crawl(tmp_path / "c.parquet", rows)], tmp_path / "w", NearDedupConfig())
     table = pq.read_table(out).to_pylist()
     assert {r["cluster_id"] for r in table} == {"c/x.py"}

@@ -1,0 +1,100 @@
+"""Syntax validity with tree-sitter: the share of a file's lines touched by ERROR or
+MISSING nodes (``syntax_error_ratio``: 0 for a file that parses cleanly). The score is
+recorded for every parsed file; ``SyntaxStep`` drops files at or above the recipe's cut.
+"""
+
+from __future__ import annotations
+
+import importlib
+from functools import cache
+
+from datatrove.data import Document
+from tree_sitter import Language, Node, Parser
+
+from datagen.config.curate import SyntaxConfig
+from datagen.curate.base import FileStep, drop
+
+# language name (as the crawl records it, plus common aliases) -> (module, function)
+GRAMMARS: dict[str, tuple[str, str]] = {
+    "python": ("tree_sitter_python", "language"),
+    "javascript": ("tree_sitter_javascript", "language"),
+    "typescript": ("tree_sitter_typescript", "language_typescript"),
+    "tsx": ("tree_sitter_typescript", "language_tsx"),
+    "go": ("tree_sitter_go", "language"),
+    "rust": ("tree_sitter_rust", "language"),
+    "java": ("tree_sitter_java", "language"),
+    "c": ("tree_sitter_c", "language"),
+    "cpp": ("tree_sitter_cpp", "language"),
+    "csharp": ("tree_sitter_c_sharp", "language"),
+    "ruby": ("tree_sitter_ruby", "language"),
+    "php": ("tree_sitter_php", "language_php"),
+    "shell": ("tree_sitter_bash", "language"),
+}
+ALIASES = {
+    "py": "python",
+    "js": "javascript",
+    "ts": "typescript",
+    "c++": "cpp",
+    "c#": "csharp",
+    "cs": "csharp",
+    "bash": "shell",
+    "sh": "shell",
+}
+
+
+def grammar_name(lang: str | None, path: str = "") -> str | None:
+    """The grammar for a file's language (``.tsx`` files use the TSX grammar)."""
+    if not lang:
+        return None
+    name = ALIASES.get(lang.lower(), lang.lower())
+    if name == "typescript" and path.endswith(".tsx"):
+        return "tsx"
+    return name if name in GRAMMARS else None
+
+
+@cache
+def parser_for(name: str) -> Parser:
+    """One parser per grammar per process (parsers cannot be pickled, so never stored
+    on a step that datatrove ships to a worker)."""
+    module, func = GRAMMARS[name]
+    return Parser(Language(getattr(importlib.import_module(module), func)()))
+
+
+def error_ratio(text: str, grammar: str) -> float:
+    """Share of lines that hold an ERROR node or a MISSING token (0.0 .. 1.0)."""
+    data = text.encode("utf-8", "surrogatepass")
+    tree = parser_for(grammar).parse(data)
+    lines = data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
+    if not tree.root_node.has_error or lines == 0:
+        return 0.0
+    rows: set[int] = set()
+    stack: list[Node] = [tree.root_node]
+    while stack:
+        node = stack.pop()
+        if node.is_error or node.is_missing:
+            rows.update(range(node.start_point.row, node.end_point.row + 1))
+        elif node.has_error:
+            stack.extend(node.children)
+    return min(1.0, len(rows) / lines)
+
+
+class SyntaxStep(FileStep):
+    """Score ``syntax_error_ratio`` and drop files at or above ``max_error_ratio``
+    (reason ``syntax_errors``). Languages without a grammar keep a null score."""
+
+    name = "syntax check"
+
+    def __init__(self, cfg: SyntaxConfig):
+        super().__init__()
+        self.cfg = cfg
+
+    def process(self, doc: Document) -> None:
+        grammar = grammar_name(doc.metadata.get("lang"), doc.metadata.get("path", ""))
+        if grammar is None or len(doc.text) > self.cfg.max_bytes:
+            return
+        ratio = round(error_ratio(doc.text, grammar), 6)
+        doc.metadata["syntax_error_ratio"] = ratio
+        self.stat_update(f"parsed_{grammar}")
+        if ratio > 0 and ratio >= self.cfg.max_error_ratio:
+            drop(doc, "syntax_errors", f"{ratio:.3f} of lines")
+            self.stat_update("syntax_errors")

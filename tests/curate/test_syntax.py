@@ -1,0 +1,69 @@
+"""tree-sitter error ratio: ~0 on valid code, > 0 on broken code, for 8+ languages."""
+
+from __future__ import annotations
+
+import pytest
+from datatrove.data import Document
+
+from datagen.config.curate import SyntaxConfig
+from datagen.curate.syntax import SyntaxStep, error_ratio, grammar_name
+
+VALID = {
+    "python": "import os\n\n\ndef f(x):\n    return os.path.join(x, 'a')\n",
+    "javascript": "function f(x) {\n  return x.map((y) => y * 2);\n}\nmodule.exports = f;\n",
+    "typescript": "export function f(x: number[]): number {\n  return x.length;\n}\n",
+    "tsx": "export const A = (p: {n: string}) => <div title={p.n}>hi</div>;\n",
+    "go": 'package main\n\nimport "fmt"\n\nfunc main() {\n\tfmt.Println(1)\n}\n',
+    "rust": 'fn main() {\n    let v: Vec<i32> = vec![1, 2];\n    println!("{}", v.len());\n}\n',
+    "java": "class A {\n  int f(int x) {\n    return x + 1;\n  }\n}\n",
+    "c": '#include <stdio.h>\nint main(void) {\n  printf("%d", 1);\n  return 0;\n}\n',
+    "cpp": "#include <vector>\nint f(std::vector<int>& v) {\n  return v.size();\n}\n",
+}
+BROKEN = {
+    "python": "def f(x:\n    return (x +\n",
+    "javascript": "function f(x) {\n  return x.map((y) => y * );\n",
+    "typescript": "export function f(x: number[]: number {\n  return x.length\n",
+    "tsx": "export const A = () => <div title=>hi</span>;\n",
+    "go": "package main\n\nfunc main( {\n\tfmt.Println(1\n}\n",
+    "rust": 'fn main() {\n    let v = vec![1, 2;\n    println!("{}" v.len());\n',
+    "java": "class A {\n  int f(int x) {\n    return x + ;\n  \n",
+    "c": 'int main(void) {\n  printf("%d", 1;\n  return 0\n',
+    "cpp": "int f(std::vector<int>& v {\n  return v.size()\n",
+}
+
+
+@pytest.mark.parametrize("grammar", sorted(VALID))
+def test_valid_code_scores_zero_and_broken_code_scores_above(grammar):
+    assert error_ratio(VALID[grammar], grammar) == 0.0
+    assert error_ratio(BROKEN[grammar], grammar) > 0.0
+
+
+def test_grammar_name_aliases_and_tsx():
+    assert grammar_name("TypeScript", "src/a.tsx") == "tsx"
+    assert grammar_name("typescript", "src/a.ts") == "typescript"
+    assert grammar_name("c++") == "cpp"
+    assert grammar_name("markdown") is None
+
+
+def _doc(text: str, lang: str, path: str = "a") -> Document:
+    meta = {"lang": lang, "path": path, "decision": "kept", "reason": None}
+    return Document(text=text, id=path, metadata=meta)
+
+
+def test_step_scores_every_file_and_drops_above_the_cut():
+    good, bad = _doc(VALID["go"], "go"), _doc(BROKEN["go"], "go")
+    mostly_ok = _doc(VALID["python"] * 30 + "x = (\n", "python")
+    md = _doc("# title\n", "markdown")
+    out = list(SyntaxStep(SyntaxConfig(max_error_ratio=0.2)).run([good, bad, mostly_ok, md]))
+    assert [d.metadata["decision"] for d in out] == ["kept", "dropped", "kept", "kept"]
+    assert bad.metadata["reason"] == "syntax_errors"
+    assert good.metadata["syntax_error_ratio"] == 0.0
+    assert 0 < mostly_ok.metadata["syntax_error_ratio"] < 0.2
+    assert "syntax_error_ratio" not in md.metadata
+
+
+def test_dropped_files_are_not_parsed():
+    doc = _doc(BROKEN["c"], "c")
+    doc.metadata.update(decision="dropped", reason="binary")
+    list(SyntaxStep(SyntaxConfig()).run([doc]))
+    assert doc.metadata["reason"] == "binary" and "syntax_error_ratio" not in doc.metadata
