@@ -1,0 +1,191 @@
+"""Redact credentials and PII with typed placeholders (``<AWS_ACCESS_KEY_ID>``,
+``<EMAIL>``...). Patterns and allow-lists live in the ``filters/secrets.yaml`` rule pack.
+
+Only the secret itself is replaced (the rule's ``secret`` group), so the quotes, keys and
+comment markers around it stay and the file still parses. Counts per kind go to
+``files.secrets_redacted`` and ``files.secret_kinds`` (a JSON map).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import math
+import re
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+
+from datatrove.data import Document
+
+from datagen.config import load_yaml_pack
+from datagen.config.curate import SecretsConfig
+from datagen.curate.base import FileStep
+from datagen.errors import UserError
+
+_RULE_KEYS = {
+    "kind",
+    "placeholder",
+    "pattern",
+    "min_entropy",
+    "min_classes",
+    "value_deny",
+    "key_deny",
+    "context_deny",
+    "check",
+}
+
+
+def entropy(s: str) -> float:
+    """Shannon entropy in bits per character."""
+    n = len(s)
+    return -sum(c / n * math.log2(c / n) for c in Counter(s).values()) if n else 0.0
+
+
+def char_classes(s: str) -> int:
+    return (
+        any(c.islower() for c in s)
+        + any(c.isupper() for c in s)
+        + any(c.isdigit() for c in s)
+        + any(not c.isalnum() for c in s)
+    )
+
+
+@dataclass(frozen=True)
+class Rule:
+    kind: str
+    placeholder: str
+    pattern: re.Pattern
+    min_entropy: float = 0.0
+    min_classes: int = 0
+    value_deny: re.Pattern | None = None
+    key_deny: re.Pattern | None = None
+    context_deny: re.Pattern | None = None
+    check: str | None = None
+
+
+@dataclass(frozen=True)
+class SecretPack:
+    rules: tuple[Rule, ...]
+    email_domains: frozenset[str]
+    email_locals: frozenset[str]
+    ips: frozenset[str]
+
+    @classmethod
+    def load(cls, name: str = "secrets.yaml") -> SecretPack:
+        """Read and compile a rule pack; a bad rule is a UserError naming it."""
+        data: dict[str, Any] = load_yaml_pack(name) or {}
+        rules = []
+        for i, raw in enumerate(data.get("rules") or []):
+            where = f"rule pack {name}, rule {i + 1} ({raw.get('kind', '?')})"
+            unknown = set(raw) - _RULE_KEYS
+            if unknown or not {"kind", "placeholder", "pattern"} <= set(raw):
+                raise UserError(
+                    f"{where}: needs kind, placeholder, pattern; unknown keys: {sorted(unknown)}"
+                )
+            try:
+                compiled = {
+                    k: re.compile(raw[k])
+                    for k in ("pattern", "value_deny", "key_deny", "context_deny")
+                    if raw.get(k)
+                }
+            except re.error as exc:
+                raise UserError(f"{where}: bad regex: {exc}") from None
+            rules.append(
+                Rule(
+                    kind=raw["kind"],
+                    placeholder=raw["placeholder"],
+                    min_entropy=float(raw.get("min_entropy", 0)),
+                    min_classes=int(raw.get("min_classes", 0)),
+                    check=raw.get("check"),
+                    **compiled,
+                )
+            )
+        allow = data.get("allow") or {}
+        return cls(
+            tuple(rules),
+            frozenset(d.lower() for d in allow.get("email_domains", [])),
+            frozenset(x.lower() for x in allow.get("email_locals", [])),
+            frozenset(allow.get("ips", [])),
+        )
+
+    def _allowed(self, rule: Rule, value: str) -> bool:
+        if rule.check == "ip":
+            ip = ipaddress.ip_address(value)
+            return value in self.ips or not ip.is_global
+        if rule.check == "email":
+            local, _, domain = value.lower().rpartition("@")
+            return (
+                local in self.email_locals
+                or domain in self.email_domains
+                or any(domain.endswith("." + d) for d in self.email_domains)
+            )
+        return False
+
+    def find(self, text: str) -> list[tuple[int, int, Rule]]:
+        """Non-overlapping (start, end, rule) spans of secrets to replace, in order."""
+        spans = []
+        for order, rule in enumerate(self.rules):
+            for m in rule.pattern.finditer(text):
+                grp = "secret" if "secret" in rule.pattern.groupindex else 0
+                value = m.group(grp)
+                if not value or not self._keep(rule, m, value, text):
+                    continue
+                spans.append((m.start(grp), order, m.end(grp)))
+        spans.sort()
+        out, last_end = [], -1
+        for start, order, end in spans:
+            if start >= last_end:
+                out.append((start, end, self.rules[order]))
+                last_end = end
+        return out
+
+    def _keep(self, rule: Rule, m: re.Match, value: str, text: str) -> bool:
+        """Whether a match is a secret (not a placeholder, template or allowed value)."""
+        if rule.value_deny and rule.value_deny.search(value):
+            return False
+        if (
+            rule.key_deny
+            and "key" in rule.pattern.groupindex
+            and rule.key_deny.search(m.group("key") or "")
+        ):
+            return False
+        if rule.context_deny and rule.context_deny.search(text[max(0, m.start() - 24) : m.start()]):
+            return False
+        if rule.min_entropy and entropy(value) < rule.min_entropy:
+            return False
+        if rule.min_classes and char_classes(value) < rule.min_classes:
+            return False
+        return not self._allowed(rule, value)
+
+    def redact(self, text: str) -> tuple[str, Counter]:
+        """``text`` with every secret replaced by its placeholder, and counts per kind."""
+        counts: Counter = Counter()
+        parts, pos = [], 0
+        for start, end, rule in self.find(text):
+            parts += [text[pos:start], rule.placeholder]
+            counts[rule.kind] += 1
+            pos = end
+        parts.append(text[pos:])
+        return "".join(parts), counts
+
+
+class SecretsStep(FileStep):
+    """Redact secrets and PII in kept files; records ``secrets_redacted`` (total) and
+    ``secret_kinds`` (JSON counts per kind, null when nothing was found)."""
+
+    name = "secrets and PII"
+
+    def __init__(self, cfg: SecretsConfig):
+        super().__init__()
+        self.cfg = cfg
+        self.pack = SecretPack.load(cfg.pack)  # load now: a bad pack fails before the run
+
+    def process(self, doc: Document) -> None:
+        text, counts = self.pack.redact(doc.text)
+        doc.metadata["secrets_redacted"] = sum(counts.values())
+        doc.metadata["secret_kinds"] = json.dumps(dict(sorted(counts.items()))) if counts else None
+        if counts:
+            doc.text = text
+            for kind, n in counts.items():
+                self.stat_update(f"secret_{kind}", value=n)
