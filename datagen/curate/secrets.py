@@ -27,13 +27,17 @@ _RULE_KEYS = {
     "kind",
     "placeholder",
     "pattern",
+    "keywords",
     "min_entropy",
     "min_classes",
     "value_deny",
     "key_deny",
+    "key_require",
     "context_deny",
     "check",
 }
+# The key of an assignment: the identifier (or quoted key) just before the operator.
+_KEY_BEFORE = re.compile(r"([\w.\-]+)[\"']?\s*$")
 
 
 def entropy(s: str) -> float:
@@ -56,10 +60,12 @@ class Rule:
     kind: str
     placeholder: str
     pattern: re.Pattern
+    keywords: tuple[str, ...] = ()
     min_entropy: float = 0.0
     min_classes: int = 0
     value_deny: re.Pattern | None = None
     key_deny: re.Pattern | None = None
+    key_require: re.Pattern | None = None
     context_deny: re.Pattern | None = None
     check: str | None = None
 
@@ -86,7 +92,7 @@ class SecretPack:
             try:
                 compiled = {
                     k: re.compile(raw[k])
-                    for k in ("pattern", "value_deny", "key_deny", "context_deny")
+                    for k in ("pattern", "value_deny", "key_deny", "key_require", "context_deny")
                     if raw.get(k)
                 }
             except re.error as exc:
@@ -95,6 +101,7 @@ class SecretPack:
                 Rule(
                     kind=raw["kind"],
                     placeholder=raw["placeholder"],
+                    keywords=tuple(k.lower() for k in raw.get("keywords") or ()),
                     min_entropy=float(raw.get("min_entropy", 0)),
                     min_classes=int(raw.get("min_classes", 0)),
                     check=raw.get("check"),
@@ -111,8 +118,12 @@ class SecretPack:
 
     def _allowed(self, rule: Rule, value: str) -> bool:
         if rule.check == "ip":
-            ip = ipaddress.ip_address(value)
-            return value in self.ips or not ip.is_global
+            try:
+                ip = ipaddress.ip_address(value)
+            except ValueError:  # an octet over 255: not an address
+                return True
+            version_like = all(int(o) < 32 for o in value.split("."))
+            return value in self.ips or not ip.is_global or version_like
         if rule.check == "email":
             local, _, domain = value.lower().rpartition("@")
             return (
@@ -125,7 +136,10 @@ class SecretPack:
     def find(self, text: str) -> list[tuple[int, int, Rule]]:
         """Non-overlapping (start, end, rule) spans of secrets to replace, in order."""
         spans = []
+        lowered = text.lower()
         for order, rule in enumerate(self.rules):
+            if rule.keywords and not any(k in lowered for k in rule.keywords):
+                continue  # cheap prefilter: most files hold none of a rule's literals
             for m in rule.pattern.finditer(text):
                 grp = "secret" if "secret" in rule.pattern.groupindex else 0
                 value = m.group(grp)
@@ -144,13 +158,21 @@ class SecretPack:
         """Whether a match is a secret (not a placeholder, template or allowed value)."""
         if rule.value_deny and rule.value_deny.search(value):
             return False
+        if "op" in rule.pattern.groupindex and (rule.key_deny or rule.key_require):
+            found = _KEY_BEFORE.search(text, max(0, m.start("op") - 80), m.start("op"))
+            key = found.group(1) if found else ""
+            if rule.key_require and not rule.key_require.search(key):
+                return False
+            if rule.key_deny and rule.key_deny.search(key):
+                return False
         if (
-            rule.key_deny
-            and "key" in rule.pattern.groupindex
-            and rule.key_deny.search(m.group("key") or "")
+            rule.check == "ip"
+            and m.start()
+            and (text[m.start() - 1].isalnum() or text[m.start() - 1] in "._")
         ):
-            return False
-        if rule.context_deny and rule.context_deny.search(text[max(0, m.start() - 24) : m.start()]):
+            return False  # part of a longer dotted number or a name
+        before = text[max(0, m.start() - 24) : m.start()]
+        if rule.context_deny and rule.context_deny.search(before):
             return False
         if rule.min_entropy and entropy(value) < rule.min_entropy:
             return False
