@@ -8,7 +8,7 @@ import sys
 import typer
 
 from datagen import __version__
-from datagen.cli import build, sql
+from datagen.cli import build, sandbox, sql
 from datagen.errors import UserError
 
 app = typer.Typer(
@@ -26,6 +26,8 @@ app = typer.Typer(
 )
 app.add_typer(build.app, name="build")
 app.command("sql")(sql.sql_command)
+app.add_typer(sandbox.app, name="sandbox")
+app.command("validate")(sandbox.validate_command)
 
 
 def _version(value: bool) -> None:

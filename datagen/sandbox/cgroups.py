@@ -140,3 +140,12 @@ def _rmdir(path: Path) -> None:
             return
         except OSError:
             time.sleep(0.02)
+
+
+def support() -> dict[str, bool]:
+    """Which per-run controllers this process can create right now."""
+    group = RunCgroup.create(processes=1024, memory_mb=1024)
+    try:
+        return {"pids": group.pids is not None, "memory": group.memory is not None}
+    finally:
+        group.remove()
