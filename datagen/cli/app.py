@@ -50,7 +50,10 @@ def _root(
 def main() -> None:
     """Console-script entry: one place that turns errors into messages and exit codes."""
     try:
-        app(standalone_mode=False)
+        code = app(standalone_mode=False)
+        # In non-standalone mode click returns a command's typer.Exit code instead of exiting.
+        if isinstance(code, int) and code != 0:
+            sys.exit(code)
     except UserError as exc:
         if os.environ.get("DATAGEN_DEBUG"):
             raise

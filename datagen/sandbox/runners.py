@@ -29,7 +29,7 @@ class TestRun:
 
 def pytest_command(python: str, report: str, test_files: list[str]) -> list[str]:
     return [python, "-m", "pytest", "-p", "no:cacheprovider", "-o", "junit_family=xunit1",
-            f"--junitxml={report}", "-q", "-rN", *test_files]
+            f"--junitxml={report}", "--continue-on-collection-errors", "-q", "-rN", *test_files]
 
 
 def node_command(report: str, test_files: list[str]) -> list[str]:
