@@ -97,7 +97,7 @@ def rlimit_setter(limits: SandboxLimits, memory: bool) -> Callable[[], None]:
 # Messages runtimes print when an rlimit refuses them; used only when no cgroup measured it.
 _STDERR_MARKERS: list[tuple[LimitName, tuple[str, ...]]] = [
     ("memory", ("MemoryError", "Cannot allocate memory", "std::bad_alloc",
-                "JavaScript heap out of memory", "out of memory")),
+                "JavaScript heap out of memory")),
     ("processes", ("Cannot fork", "fork: Resource temporarily unavailable",
                    "BlockingIOError: [Errno 11]", "can't start new thread")),
     ("file_size", ("File too large", "[Errno 27]")),
@@ -119,11 +119,11 @@ def detect_limit(
         return "cpu", "SIGXCPU"
     if exit_code == 128 + signal.SIGXFSZ:
         return "file_size", "SIGXFSZ"
-    if exit_code != 0:
-        for name, markers in _STDERR_MARKERS:
-            for marker in markers:
-                if marker in stderr:
-                    return name, f"stderr: {marker!r}"
+    # Any exit status: a child may hit a limit while the main process still exits 0.
+    for name, markers in _STDERR_MARKERS:
+        for marker in markers:
+            if marker in stderr:
+                return name, f"stderr: {marker!r}"
     return None, None
 
 

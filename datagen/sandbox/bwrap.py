@@ -28,6 +28,7 @@ _ETC_FILES = (
     "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/alternatives",
     "/etc/passwd", "/etc/group", "/etc/nsswitch.conf", "/etc/localtime", "/etc/hosts",
     "/etc/ssl", "/etc/ca-certificates", "/etc/mime.types", "/etc/gitconfig",
+    "/etc/os-release", "/etc/debian_version", "/etc/lsb-release",
 )
 _NET_FILES = ("/etc/resolv.conf", "/etc/host.conf", "/etc/gai.conf", "/etc/pip.conf")
 
@@ -139,6 +140,7 @@ class BwrapSandbox:
                 args += ["--symlink", os.readlink(path), path]
             elif os.path.isdir(path):
                 args += ["--ro-bind", path, path]
+        args += ["--perms", "0755", "--dir", "/etc"]
         for path in _ETC_FILES + (_NET_FILES if limits.network else ()):
             args += ["--ro-bind-try", path, path]
         args += ["--proc", "/proc", "--dev", "/dev",

@@ -149,7 +149,7 @@ class EnvManager:
         tools_ok = step("check test tools", [py, "-c", f"import {', '.join(tools)}"], check=False) \
             if tools else True
         if deps or not tools_ok:
-            step("ensurepip", [py, "-m", "ensurepip", "-q"])
+            step("ensurepip", [py, "-m", "ensurepip"])
         if deps:
             # pip may write build files into the source: give it a copy inside the env folder
             shutil.copytree(repo, target / "src", symlinks=True,

@@ -1,0 +1,138 @@
+"""Environments, test runners and task replay on tiny repos built here."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from datagen.config.sandbox import EnvConfig, SandboxConfig, ValidateRecipe, ValidationConfig
+from datagen.records.tasks import TaskRecord
+from datagen.sandbox.env import EnvManager, EnvSetupError
+from datagen.sandbox.runners import run_tests
+from datagen.sandbox.tasks import read_tasks
+from datagen.sandbox.validate import Validator
+
+SITE = str(Path(pytest.__file__).resolve().parent.parent)  # reuse this venv's pytest offline
+
+
+def git(repo: Path, *args: str) -> str:
+    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True,
+                          text=True).stdout
+
+
+def make_task_repo(root: Path) -> dict:
+    """A repo whose add() is broken; returns the task fields (test_patch, patch, commit)."""
+    repo = root / "calc"
+    (repo / "tests").mkdir(parents=True)
+    git(repo, "init", "-q")
+    git(repo, "config", "user.email", "t@example.com")
+    git(repo, "config", "user.name", "t")
+    (repo / "calc.py").write_text("def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n"
+                                  "    return a * b\n")
+    (repo / "tests" / "test_mul.py").write_text(
+        "from calc import mul\n\n\ndef test_mul():\n    assert mul(2, 3) == 6\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "base")
+    base = git(repo, "rev-parse", "HEAD").strip()
+    (repo / "tests" / "test_add.py").write_text(
+        "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "tests")
+    test_patch = git(repo, "diff", base, "HEAD")
+    (repo / "calc.py").write_text((repo / "calc.py").read_text().replace("a - b", "a + b"))
+    patch = git(repo, "diff")
+    git(repo, "checkout", "-q", ".")
+    return {"repo_path": "calc", "base_commit": base, "test_patch": test_patch, "patch": patch}
+
+
+def recipe(tmp_path: Path, reruns: int = 2) -> ValidateRecipe:
+    return ValidateRecipe(
+        sandbox=SandboxConfig(backend="bwrap"),
+        env=EnvConfig(cache_dir=str(tmp_path / "envs"), inherit_site_packages=[SITE]),
+        validation=ValidationConfig(reruns=reruns, workers=2, test_timeout_s=60),
+    )
+
+
+def task(fields: dict, **over) -> TaskRecord:
+    row = {"instance_id": "calc__add", "repo": "local/calc",
+           "FAIL_TO_PASS": ["tests/test_add.py::test_add"],
+           "PASS_TO_PASS": json.dumps(["tests/test_mul.py::test_mul"]), **fields, **over}
+    return TaskRecord.model_validate(row)
+
+
+def test_replay_proves_a_good_task(bwrap, tmp_path):
+    fields = make_task_repo(tmp_path)
+    row = Validator(recipe(tmp_path), bwrap).validate(task(fields), tmp_path)
+    assert row.status == "valid", row
+    assert row.fail_to_pass == ["tests/test_add.py::test_add"]
+    assert row.pass_to_pass == ["tests/test_mul.py::test_mul"]
+    assert row.flaky == [] and row.backend == "bwrap"
+
+
+def test_replay_rejects_a_fix_that_does_not_fix(bwrap, tmp_path):
+    fields = make_task_repo(tmp_path)
+    bad = task(fields, patch="", instance_id="calc__nofix")
+    missing = task(fields, repo_path="nowhere", instance_id="calc__gone")
+    rows = Validator(recipe(tmp_path, reruns=1), bwrap).validate_all(
+        [(bad, tmp_path), (missing, tmp_path)])
+    assert (rows[0].status, rows[0].reason) == ("invalid", "f2p_mismatch")
+    assert rows[0].missing_f2p == ["tests/test_add.py::test_add"]
+    assert (rows[1].status, rows[1].reason) == ("error", "repo_missing")
+
+
+def test_env_is_cached_by_dependency_files(bwrap, tmp_path, limits):
+    repo = tmp_path / "r"
+    repo.mkdir()
+    envs = EnvManager(EnvConfig(cache_dir=str(tmp_path / "envs"), inherit_site_packages=[SITE]),
+                      bwrap, limits.model_copy(update={"timeout_s": 60}))
+    first = envs.ensure(repo)
+    stamp = (first.path / "ok.json").stat().st_mtime_ns
+    assert envs.ensure(repo).path == first.path
+    assert (first.path / "ok.json").stat().st_mtime_ns == stamp  # reused, not rebuilt
+    (repo / "requirements.txt").write_text("# nothing yet\n")
+    assert envs.key(repo) != first.path.name  # a dependency file changes the key
+
+
+def test_env_setup_failure_is_recorded_and_not_retried(bwrap, tmp_path, limits):
+    repo = tmp_path / "r"
+    repo.mkdir()
+    (repo / "requirements.txt").write_text("./no-such-package-dir\n")
+    envs = EnvManager(EnvConfig(cache_dir=str(tmp_path / "envs"), inherit_site_packages=[SITE]),
+                      bwrap, limits.model_copy(update={"timeout_s": 120}))
+    with pytest.raises(EnvSetupError) as first:
+        envs.ensure(repo)
+    assert first.value.reason == "env_setup_failed"
+    assert "no-such-package-dir" in first.value.log_tail
+    start = time.monotonic()
+    with pytest.raises(EnvSetupError, match="recorded"):
+        envs.ensure(repo)
+    assert time.monotonic() - start < 1.0
+    assert (tmp_path / "envs" / envs.key(repo) / "failed.json").exists()
+
+
+def test_node_runner_reports_per_test(bwrap, workdir, limits):
+    (workdir / "test").mkdir()
+    (workdir / "test" / "a.test.js").write_text(
+        "const test = require('node:test'); const assert = require('node:assert');\n"
+        "test('ok', () => assert.ok(true));\n"
+        "test('bad', () => assert.strictEqual(1, 2));\n")
+    run = run_tests("node", bwrap, workdir, limits.model_copy(update={"memory_mb": 1024}), [])
+    assert run.results == {"ok": "pass", "bad": "fail"}, run.run.stderr[-500:]
+    assert run.run.exit_code == 1
+
+
+def test_read_tasks_accepts_swe_bench_strings_and_rejects_junk(tmp_path):
+    good = {"instance_id": "x", "repo": "r", "base_commit": "", "patch": "", "repo_path": ".",
+            "FAIL_TO_PASS": '["a"]', "PASS_TO_PASS": ["b"]}
+    (tmp_path / "tasks.jsonl").write_text(json.dumps(good) + "\n\n")
+    [(t, base)] = read_tasks(tmp_path)
+    assert t.FAIL_TO_PASS == ["a"] and t.PASS_TO_PASS == ["b"] and base == tmp_path
+    (tmp_path / "bad.jsonl").write_text('{"instance_id": 1}\n')
+    from datagen.errors import UserError
+
+    with pytest.raises(UserError, match="bad.jsonl:1"):
+        read_tasks(tmp_path / "bad.jsonl")
