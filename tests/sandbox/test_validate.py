@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
 import time
 from pathlib import Path
 
@@ -17,36 +16,6 @@ from datagen.sandbox.tasks import read_tasks
 from datagen.sandbox.validate import Validator
 
 SITE = str(Path(pytest.__file__).resolve().parent.parent)  # reuse this venv's pytest offline
-
-
-def git(repo: Path, *args: str) -> str:
-    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True,
-                          text=True).stdout
-
-
-def make_task_repo(root: Path) -> dict:
-    """A repo whose add() is broken; returns the task fields (test_patch, patch, commit)."""
-    repo = root / "calc"
-    (repo / "tests").mkdir(parents=True)
-    git(repo, "init", "-q")
-    git(repo, "config", "user.email", "t@example.com")
-    git(repo, "config", "user.name", "t")
-    (repo / "calc.py").write_text("def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n"
-                                  "    return a * b\n")
-    (repo / "tests" / "test_mul.py").write_text(
-        "from calc import mul\n\n\ndef test_mul():\n    assert mul(2, 3) == 6\n")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-qm", "base")
-    base = git(repo, "rev-parse", "HEAD").strip()
-    (repo / "tests" / "test_add.py").write_text(
-        "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-qm", "tests")
-    test_patch = git(repo, "diff", base, "HEAD")
-    (repo / "calc.py").write_text((repo / "calc.py").read_text().replace("a - b", "a + b"))
-    patch = git(repo, "diff")
-    git(repo, "checkout", "-q", ".")
-    return {"repo_path": "calc", "base_commit": base, "test_patch": test_patch, "patch": patch}
 
 
 def recipe(tmp_path: Path, reruns: int = 2) -> ValidateRecipe:
@@ -64,8 +33,8 @@ def task(fields: dict, **over) -> TaskRecord:
     return TaskRecord.model_validate(row)
 
 
-def test_replay_proves_a_good_task(bwrap, tmp_path):
-    fields = make_task_repo(tmp_path)
+def test_replay_proves_a_good_task(bwrap, tmp_path, calc_task):
+    fields = calc_task
     row = Validator(recipe(tmp_path), bwrap).validate(task(fields), tmp_path)
     assert row.status == "valid", row
     assert row.fail_to_pass == ["tests/test_add.py::test_add"]
@@ -73,8 +42,8 @@ def test_replay_proves_a_good_task(bwrap, tmp_path):
     assert row.flaky == [] and row.backend == "bwrap"
 
 
-def test_replay_rejects_a_fix_that_does_not_fix(bwrap, tmp_path):
-    fields = make_task_repo(tmp_path)
+def test_replay_rejects_a_fix_that_does_not_fix(bwrap, tmp_path, calc_task):
+    fields = calc_task
     bad = task(fields, patch="", instance_id="calc__nofix")
     missing = task(fields, repo_path="nowhere", instance_id="calc__gone")
     rows = Validator(recipe(tmp_path, reruns=1), bwrap).validate_all(
