@@ -12,11 +12,13 @@ from __future__ import annotations
 import fcntl
 import os
 import shutil
+import stat
 import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from datagen.config.sandbox import SandboxLimits
+from datagen.errors import UserError
 from datagen.records.tasks import RunResult
 from datagen.sandbox.base import MiB, base_env, execute
 
@@ -64,8 +66,18 @@ def _give(workdir: Path, uid: int) -> dict[str, tuple[int, int]]:
     for path in [str(workdir), *_walk(workdir)]:
         st = os.lstat(path)
         owners[path] = (st.st_uid, st.st_gid)
-        os.lchown(path, uid, uid)
+        # A hard link may be a host file planted in the copy: it stays the host's.
+        if stat.S_ISDIR(st.st_mode) or st.st_nlink == 1:
+            os.lchown(path, uid, uid)
     return owners
+
+
+def check_workdir(workdir: Path) -> None:
+    """Refuse working copies whose hand-over to the sandbox uid would touch the system."""
+    forbidden = {Path("/"), Path.home(), Path("/home"), Path("/root"), Path("/tmp")}
+    forbidden |= {Path(d) for d in _SYSTEM_DIRS + ("/etc", "/var", "/opt", "/srv")}
+    if workdir in forbidden:
+        raise UserError(f"refusing to use {workdir} as a sandbox working copy")
 
 
 def _take_back(workdir: Path, owners: dict[str, tuple[int, int]]) -> None:
@@ -167,6 +179,7 @@ class BwrapSandbox:
         ro_paths: Sequence[Path] = (),
     ) -> RunResult:
         workdir = Path(workdir).resolve()
+        check_workdir(workdir)
         lease = UidLease() if self.as_root else None
         owners = _give(workdir, lease.uid) if lease else None
         try:

@@ -155,3 +155,20 @@ def test_output_is_capped_head_and_tail(any_sandbox, py, workdir, limits):
     assert r.stdout.startswith("START") and r.stdout.endswith("END")
     assert r.stdout_bytes == 200008 and len(r.stdout) < 1200
     assert "bytes cut by the sandbox" in r.stdout
+
+
+def test_hard_link_to_a_host_file_stays_read_only(bwrap, py, workdir, limits, tmp_path):
+    host_file = tmp_path / "host-owned.txt"
+    host_file.write_text("original")
+    os.link(host_file, workdir / "linked.txt")
+    r = attack(bwrap, py, workdir, limits, "open('linked.txt', 'w').write('tampered')")
+    assert r.exit_code != 0 and "PermissionError" in r.stderr
+    assert host_file.read_text() == "original"
+
+
+def test_system_folders_are_refused_as_working_copy(bwrap, limits):
+    from datagen.errors import UserError
+
+    for folder in ("/", "/usr", str(Path.home())):
+        with pytest.raises(UserError, match="refusing"):
+            bwrap.run(["true"], Path(folder), limits)
