@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import shutil
+import subprocess
 import time
 from pathlib import Path
 
@@ -83,6 +85,16 @@ def test_env_setup_failure_is_recorded_and_not_retried(bwrap, tmp_path, limits):
     assert (tmp_path / "envs" / envs.key(repo) / "failed.json").exists()
 
 
+def _node_with_junit() -> bool:
+    """Node's JUnit reporter arrived in 20.10 (Debian bookworm ships 18)."""
+    if shutil.which("node") is None:
+        return False
+    out = subprocess.run(["node", "--version"], capture_output=True, text=True).stdout
+    major, minor = (int(x) for x in out.strip().lstrip("v").split(".")[:2])
+    return (major, minor) >= (20, 10)
+
+
+@pytest.mark.skipif(not _node_with_junit(), reason="needs node >= 20.10 (JUnit reporter)")
 def test_node_runner_reports_per_test(bwrap, workdir, limits):
     (workdir / "test").mkdir()
     (workdir / "test" / "a.test.js").write_text(
