@@ -53,6 +53,7 @@ CREATE TABLE IF NOT EXISTS validations (
     flaky VARCHAR[] NOT NULL,
     missing_f2p VARCHAR[] NOT NULL,
     missing_p2p VARCHAR[] NOT NULL,
+    notes VARCHAR[] NOT NULL,
     duration_s DOUBLE NOT NULL,
     PRIMARY KEY (run_id, instance_id)
 );

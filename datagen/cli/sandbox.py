@@ -142,6 +142,8 @@ def validate_command(
             typer.echo(f"         no longer fails-then-passes: {name}")
         for name in row.missing_p2p:
             typer.echo(f"         no longer passes: {name}")
+        for note in row.notes:
+            typer.echo(f"         note: {note}")
     valid = sum(r.status == "valid" for r in rows)
     typer.echo(f"{valid}/{len(rows)} tasks still prove themselves")
     if output is not None:

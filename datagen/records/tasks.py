@@ -82,4 +82,5 @@ class ValidationRow(Record):
     flaky: list[str]
     missing_f2p: list[str] = Field(description="stored FAIL_TO_PASS tests that no longer flip")
     missing_p2p: list[str] = Field(description="stored PASS_TO_PASS tests that no longer pass")
+    notes: list[str] = Field(description="runs whose results may be incomplete, and why")
     duration_s: float

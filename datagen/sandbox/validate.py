@@ -21,8 +21,7 @@ from datagen.records.tasks import TaskRecord, ValidationRow
 from datagen.sandbox.base import Sandbox
 from datagen.sandbox.env import EnvManager, PythonEnv
 from datagen.sandbox.grading import grade
-from datagen.sandbox.parsers import TestResults
-from datagen.sandbox.runners import run_tests
+from datagen.sandbox.runners import TestRun, run_tests
 from datagen.sandbox.tasks import apply_patch, materialize, source_dir
 
 
@@ -60,7 +59,7 @@ class Validator:
         finally:
             shutil.rmtree(src, ignore_errors=True)
 
-    def run_side(self, job: _Job, env: PythonEnv | None, scratch: Path) -> TestResults:
+    def run_side(self, job: _Job, env: PythonEnv | None, scratch: Path) -> TestRun:
         """One fresh working copy, patched for ``job.side``, tested once."""
         work = Path(tempfile.mkdtemp(prefix=f"{job.side}-", dir=scratch))
         try:
@@ -70,7 +69,7 @@ class Validator:
                 apply_patch(work, job.task.patch, "patch")
             ro = tuple(Path(p) for p in self.recipe.sandbox.ro_paths)
             return run_tests(job.task.runner, self.sandbox, work, self.limits,
-                             job.task.test_files, env=env, ro_paths=ro).results
+                             job.task.test_files, env=env, ro_paths=ro)
         finally:
             shutil.rmtree(work, ignore_errors=True)
 
@@ -86,10 +85,11 @@ class Validator:
             mapper: Callable = pool.map if pool is not None else map
             results = list(mapper(lambda j: self.run_side(j, env, scratch), jobs))
         except SkipItem as exc:
-            return _row(task, run_id, self.sandbox.name, "error", exc.reason, start)
+            return _row(task, run_id, self.sandbox.name, "error", exc.reason, start, str(exc))
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
-        g = grade(results[:n], results[n:])
+        g = grade([r.results for r in results[:n]], [r.results for r in results[n:]])
+        notes = [note for i, r in enumerate(results) if (note := _note(jobs[i].side, i % n, r))]
         missing_f2p = sorted(set(task.FAIL_TO_PASS) - set(g.fail_to_pass))
         missing_p2p = sorted(set(task.PASS_TO_PASS) - set(g.pass_to_pass))
         if missing_f2p or missing_p2p:
@@ -101,7 +101,7 @@ class Validator:
         return ValidationRow(
             run_id=run_id, instance_id=task.instance_id, status=status, reason=reason,
             backend=self.sandbox.name, fail_to_pass=g.fail_to_pass, pass_to_pass=g.pass_to_pass,
-            flaky=g.flaky, missing_f2p=missing_f2p, missing_p2p=missing_p2p,
+            flaky=g.flaky, missing_f2p=missing_f2p, missing_p2p=missing_p2p, notes=notes,
             duration_s=round(time.monotonic() - start, 3),
         )
 
@@ -112,12 +112,23 @@ class Validator:
             return list(outer.map(lambda tb: self.validate(tb[0], tb[1], run_id, runs), tasks))
 
 
+def _note(side: str, index: int, run: TestRun) -> str | None:
+    """Why one run's results may be incomplete (a limit, a missing report), if they are."""
+    problems = []
+    if run.run.limit_hit:
+        problems.append(f"stopped by the {run.run.limit_hit} limit")
+    if run.report_error:
+        tail = run.run.stderr.strip().splitlines()[-1:] or [""]
+        problems.append(f"{run.report_error} (exit {run.run.exit_code}) {tail[0][:200]}".strip())
+    return f"{side} run {index + 1}: " + "; ".join(problems) if problems else None
+
+
 def _row(task: TaskRecord, run_id: str, backend: str, status: str, reason: str,
-         start: float) -> ValidationRow:
+         start: float, detail: str) -> ValidationRow:
     return ValidationRow(
         run_id=run_id, instance_id=task.instance_id, status=status, reason=reason,
         backend=backend, fail_to_pass=[], pass_to_pass=[], flaky=[], missing_f2p=[],
-        missing_p2p=[], duration_s=round(time.monotonic() - start, 3),
+        missing_p2p=[], notes=[detail], duration_s=round(time.monotonic() - start, 3),
     )
 
 
