@@ -106,6 +106,7 @@ def validate_command(
     set_: list[str] = typer.Option(None, "--set", help="Override: --set validation.reruns=5"),
     output: Path = typer.Option(None, "--output", "-o", help="Write validations to OUT/manifest.duckdb."),
     only: list[str] = typer.Option(None, "--id", help="Only this instance_id (repeatable)."),
+    retry_envs: bool = typer.Option(False, "--retry-envs", help="Rebuild envs whose setup failed."),
 ) -> None:
     """Re-run stored tasks from scratch in a fresh sandbox and report which still prove
     themselves (stored FAIL_TO_PASS flip, PASS_TO_PASS keep passing, N reruns per side).
@@ -133,7 +134,8 @@ def validate_command(
         if not items:
             raise UserError(f"no task with id {', '.join(only)}")
     run_id = f"validate-{recipe_hash(cfg)}-{uuid.uuid4().hex[:8]}"
-    rows = Validator(cfg, get_sandbox(cfg.sandbox.backend)).validate_all(items, run_id)
+    validator = Validator(cfg, get_sandbox(cfg.sandbox.backend), retry_failed_envs=retry_envs)
+    rows = validator.validate_all(items, run_id)
     for row in rows:
         extra = f" ({row.reason})" if row.reason else ""
         typer.echo(f"{row.status:<8} {row.instance_id}{extra}  f2p={len(row.fail_to_pass)} "

@@ -89,7 +89,7 @@ class EnvManager:
             include={"system_site_packages", "inherit_site_packages", "test_requirements"})],
             sort_keys=True).encode())
         for path in dependency_files(repo):
-            h.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+            h.update(str(path.relative_to(repo)).encode() + b"\0" + path.read_bytes() + b"\0")
         return h.hexdigest()[:16]
 
     def ensure(self, repo: Path, retry_failed: bool = False) -> PythonEnv:
@@ -102,7 +102,7 @@ class EnvManager:
             failed = target / "failed.json"
             if failed.exists() and not retry_failed:
                 info = json.loads(failed.read_text())
-                raise EnvSetupError(f"{info['error']} (recorded; pass retry to rebuild)",
+                raise EnvSetupError(f"{info['error']} (recorded in {failed}; not retried)",
                                     info.get("log_tail", ""))
             if not (target / "ok.json").exists():
                 shutil.rmtree(target, ignore_errors=True)
@@ -123,9 +123,13 @@ class EnvManager:
         started = time.time()
         ro = [Path(self.base_prefix), *map(Path, self.config.inherit_site_packages)]
 
+        # pip's downloads and builds go to disk in the env folder, not the small tmpfs /tmp
+        scratch = {"TMPDIR": str(target / ".tmp"), "PIP_CACHE_DIR": str(target / ".pip-cache")}
+        (target / ".tmp").mkdir()
+
         def step(name: str, cmd: list[str], check: bool = True) -> bool:
-            result = self.sandbox.run(cmd, target, self.limits, env={"PIP_NO_INPUT": "1"},
-                                      ro_paths=ro)
+            result = self.sandbox.run(cmd, target, self.limits,
+                                      env={"PIP_NO_INPUT": "1", **scratch}, ro_paths=ro)
             log.append(f"$ {' '.join(cmd)}\n{result.stdout}{result.stderr}")
             ok = result.exit_code == 0 and result.limit_hit is None
             if not ok and check:
@@ -160,7 +164,8 @@ class EnvManager:
             step(f"install {req.name}", [*install, "-r", str(target / "src" / req.relative_to(repo))])
         if not tools_ok:
             step("install test tools", [*install, *self.config.test_requirements])
-        shutil.rmtree(target / "src", ignore_errors=True)
+        for leftover in ("src", ".tmp", ".pip-cache"):
+            shutil.rmtree(target / leftover, ignore_errors=True)
         (target / "ok.json").write_text(json.dumps(
             {"dependency_files": [str(p.relative_to(repo)) for p in deps],
              "python": self.version, "seconds": round(time.time() - started, 2)}))

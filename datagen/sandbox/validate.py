@@ -35,8 +35,10 @@ class _Job:
 class Validator:
     """Replays tasks with one sandbox back end and one recipe."""
 
-    def __init__(self, recipe: ValidateRecipe, sandbox: Sandbox, work_root: Path | None = None):
+    def __init__(self, recipe: ValidateRecipe, sandbox: Sandbox, work_root: Path | None = None,
+                 retry_failed_envs: bool = False):
         self.recipe = recipe
+        self.retry_failed_envs = retry_failed_envs
         self.sandbox = sandbox
         self.limits = recipe.sandbox.limits.model_copy(
             update={"timeout_s": recipe.validation.test_timeout_s})
@@ -55,7 +57,7 @@ class Validator:
         src.mkdir()
         materialize(task, base, src)
         try:
-            return self.envs().ensure(src)
+            return self.envs().ensure(src, retry_failed=self.retry_failed_envs)
         finally:
             shutil.rmtree(src, ignore_errors=True)
 

@@ -12,10 +12,11 @@ import pytest
 
 from datagen.config.sandbox import EnvConfig, SandboxConfig, ValidateRecipe, ValidationConfig
 from datagen.records.tasks import TaskRecord
-from datagen.sandbox.env import EnvManager, EnvSetupError
+from datagen.sandbox.env import EnvManager
 from datagen.sandbox.runners import run_tests
 from datagen.sandbox.tasks import read_tasks
 from datagen.sandbox.validate import Validator
+from tests.sandbox.conftest import git
 
 SITE = str(Path(pytest.__file__).resolve().parent.parent)  # reuse this venv's pytest offline
 
@@ -68,23 +69,6 @@ def test_env_is_cached_by_dependency_files(bwrap, tmp_path, limits):
     assert envs.key(repo) != first.path.name  # a dependency file changes the key
 
 
-def test_env_setup_failure_is_recorded_and_not_retried(bwrap, tmp_path, limits):
-    repo = tmp_path / "r"
-    repo.mkdir()
-    (repo / "requirements.txt").write_text("./no-such-package-dir\n")
-    envs = EnvManager(EnvConfig(cache_dir=str(tmp_path / "envs"), inherit_site_packages=[SITE]),
-                      bwrap, limits.model_copy(update={"timeout_s": 120}))
-    with pytest.raises(EnvSetupError) as first:
-        envs.ensure(repo)
-    assert first.value.reason == "env_setup_failed"
-    assert "no-such-package-dir" in first.value.log_tail
-    start = time.monotonic()
-    with pytest.raises(EnvSetupError, match="recorded"):
-        envs.ensure(repo)
-    assert time.monotonic() - start < 1.0
-    assert (tmp_path / "envs" / envs.key(repo) / "failed.json").exists()
-
-
 def _node_with_junit() -> bool:
     """Node's JUnit reporter arrived in 20.10 (Debian bookworm ships 18)."""
     if shutil.which("node") is None:
@@ -128,3 +112,23 @@ def test_replay_notes_runs_stopped_by_a_limit(bwrap, tmp_path, calc_task):
     assert row.status == "invalid"
     assert any(n.startswith("after run 1: stopped by the timeout limit") for n in row.notes)
     assert not any(n.startswith("before") for n in row.notes)
+
+
+def test_env_failure_is_recorded_not_retried_unless_asked(bwrap, tmp_path, calc_task):
+    repo = tmp_path / "calc"
+    (repo / "requirements.txt").write_text("./no-such-package-dir\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "deps")
+    fields = {**calc_task, "base_commit": git(repo, "rev-parse", "HEAD").strip()}
+    row = Validator(recipe(tmp_path, reruns=1), bwrap).validate(task(fields), tmp_path)
+    assert (row.status, row.reason) == ("error", "env_setup_failed")
+    failed = next((tmp_path / "envs").glob("*/failed.json"))
+    assert "no-such-package-dir" in json.loads(failed.read_text())["log_tail"]
+    failed.write_text(failed.read_text().replace("failed (", "failed-marker ("))
+    start = time.monotonic()
+    again = Validator(recipe(tmp_path, reruns=1), bwrap).validate(task(fields), tmp_path)
+    assert time.monotonic() - start < 1.5
+    assert "failed-marker" in again.notes[0]  # the record was read, nothing rebuilt
+    retried = Validator(recipe(tmp_path, reruns=1), bwrap, retry_failed_envs=True).validate(
+        task(fields), tmp_path)
+    assert retried.reason == "env_setup_failed" and "failed-marker" not in retried.notes[0]
