@@ -41,3 +41,19 @@ CREATE TABLE IF NOT EXISTS shards (
     sha256 VARCHAR NOT NULL,
     PRIMARY KEY (run_id, path)
 );
+
+CREATE TABLE IF NOT EXISTS validations (
+    run_id VARCHAR NOT NULL,
+    instance_id VARCHAR NOT NULL,
+    status VARCHAR NOT NULL,
+    reason VARCHAR,
+    backend VARCHAR NOT NULL,
+    fail_to_pass VARCHAR[] NOT NULL,
+    pass_to_pass VARCHAR[] NOT NULL,
+    flaky VARCHAR[] NOT NULL,
+    missing_f2p VARCHAR[] NOT NULL,
+    missing_p2p VARCHAR[] NOT NULL,
+    notes VARCHAR[] NOT NULL,
+    duration_s DOUBLE NOT NULL,
+    PRIMARY KEY (run_id, instance_id)
+);
