@@ -1,1 +1,1 @@
-"""Curation steps for the CPT corpus: dedup, quality, syntax, secrets, decontamination."""
+"""Curation steps: dedup, quality, syntax, secrets, decontamination."""
