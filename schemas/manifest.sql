@@ -30,6 +30,12 @@ CREATE TABLE IF NOT EXISTS files (
     max_line_length BIGINT,
     avg_line_length DOUBLE,
     alnum_fraction DOUBLE,
+    syntax_error_ratio DOUBLE,
+    secrets_redacted BIGINT,
+    secret_kinds VARCHAR,
+    contamination_source VARCHAR,
+    contamination_span VARCHAR,
+    cluster_id VARCHAR,
     PRIMARY KEY (run_id, file_id)
 );
 
@@ -56,4 +62,12 @@ CREATE TABLE IF NOT EXISTS validations (
     notes VARCHAR[] NOT NULL,
     duration_s DOUBLE NOT NULL,
     PRIMARY KEY (run_id, instance_id)
+);
+
+CREATE TABLE IF NOT EXISTS clusters (
+    run_id VARCHAR NOT NULL,
+    cluster_id VARCHAR NOT NULL,
+    size BIGINT NOT NULL,
+    representative VARCHAR NOT NULL,
+    PRIMARY KEY (run_id, cluster_id)
 );

@@ -7,6 +7,7 @@ from typing import Literal
 from pydantic import Field
 
 from datagen.config.base import StrictModel
+from datagen.config.curate import DecontamConfig, NearDedupConfig, SecretsConfig, SyntaxConfig
 
 
 class CrawlConfig(StrictModel):
@@ -28,6 +29,7 @@ class QualityConfig(StrictModel):
 
 class DedupConfig(StrictModel):
     exact: bool = True
+    near: NearDedupConfig = NearDedupConfig()
 
 
 class ShardsConfig(StrictModel):
@@ -51,5 +53,8 @@ class CptCorpusRecipe(StrictModel):
     crawl: CrawlConfig = CrawlConfig()
     dedup: DedupConfig = DedupConfig()
     quality: QualityConfig = QualityConfig()
+    decontam: DecontamConfig = DecontamConfig()
+    syntax: SyntaxConfig = SyntaxConfig()
+    secrets: SecretsConfig = SecretsConfig()
     shards: ShardsConfig = ShardsConfig()
     card: CardConfig = CardConfig()

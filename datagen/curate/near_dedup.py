@@ -78,7 +78,8 @@ class SignatureStep(PipelineStep):
                 table = pa.Table.from_batches([batch])
                 keep = pc.equal(table["decision"], "kept")
                 if excluded:
-                    keep = pc.and_(keep, pc.invert(pc.is_in(table["file_id"], pa.array(excluded))))
+                    ids = table["file_id"].to_pylist()
+                    keep = pc.and_(keep, pa.array([i not in excluded for i in ids]))
                 table = table.filter(keep)
                 if table.num_rows:
                     yield table
@@ -123,9 +124,7 @@ class SignatureStep(PipelineStep):
         meta = (
             pa.concat_tables(metas)
             if metas
-            else pa.table(
-                {c: pa.array([], t) for c, t in zip(META_COLUMNS, _META_TYPES, strict=True)}
-            )
+            else pa.table({c: pa.array([], t) for c, t in zip(META_COLUMNS, _META_TYPES, strict=True)})
         )
         pq.write_table(meta.cast(_META_SCHEMA), out / "sigs" / f"{rank:05d}.meta.parquet")
         return iter(())
@@ -220,8 +219,7 @@ def cluster(out: Path, cfg: NearDedupConfig, ranks: int) -> Path:
     for start in range(0, len(pairs), 1 << 18):
         chunk = pairs[start : start + (1 << 18)]
         keep[start : start + len(chunk)] = (
-            estimated_jaccard(_gather(sig_mm, chunk[:, 0]), _gather(sig_mm, chunk[:, 1]))
-            >= cfg.threshold
+            estimated_jaccard(_gather(sig_mm, chunk[:, 0]), _gather(sig_mm, chunk[:, 1])) >= cfg.threshold
         )
     pairs = pairs[keep]
     target = out / "clusters.parquet"
@@ -274,9 +272,7 @@ def _write_clusters(members: pa.Table, target: Path) -> Path:
     return target
 
 
-def _stage_dir(
-    crawl_parquets: list[Path], work_dir: Path, cfg: NearDedupConfig, exclude: Path | None
-) -> Path:
+def _stage_dir(crawl_parquets: list[Path], work_dir: Path, cfg: NearDedupConfig, exclude: Path | None) -> Path:
     """Name the work folder by the config and the inputs, so nothing stale is reused."""
     key = {"cfg": cfg.model_dump(mode="json"), "inputs": []}
     for p in [*sorted(crawl_parquets), *([exclude] if exclude else [])]:

@@ -86,9 +86,7 @@ class SecretPack:
             where = f"rule pack {name}, rule {i + 1} ({raw.get('kind', '?')})"
             unknown = set(raw) - _RULE_KEYS
             if unknown or not {"kind", "placeholder", "pattern"} <= set(raw):
-                raise UserError(
-                    f"{where}: needs kind, placeholder, pattern; unknown keys: {sorted(unknown)}"
-                )
+                raise UserError(f"{where}: needs kind, placeholder, pattern; unknown keys: {sorted(unknown)}")
             try:
                 compiled = {
                     k: re.compile(raw[k])
@@ -165,11 +163,7 @@ class SecretPack:
                 return False
             if rule.key_deny and rule.key_deny.search(key):
                 return False
-        if (
-            rule.check == "ip"
-            and m.start()
-            and (text[m.start() - 1].isalnum() or text[m.start() - 1] in "._")
-        ):
+        if rule.check == "ip" and m.start() and (text[m.start() - 1].isalnum() or text[m.start() - 1] in "._"):
             return False  # part of a longer dotted number or a name
         before = text[max(0, m.start() - 24) : m.start()]
         if rule.context_deny and rule.context_deny.search(before):

@@ -96,5 +96,5 @@ class SyntaxStep(FileStep):
         doc.metadata["syntax_error_ratio"] = ratio
         self.stat_update(f"parsed_{grammar}")
         if ratio > 0 and ratio >= self.cfg.max_error_ratio:
-            drop(doc, "syntax_errors", f"{ratio:.3f} of lines")
+            drop(doc, "syntax_errors")  # the score is in syntax_error_ratio
             self.stat_update("syntax_errors")

@@ -32,6 +32,7 @@ from datagen.config.cpt import CptCorpusRecipe
 from datagen.crawl.reader import RepoFileReader
 from datagen.crawl.rules import CrawlRules
 from datagen.crawl.sources import Repo, discover, fingerprint, list_repo
+from datagen.curate.cpt import apply_near_dedup, file_steps, write_clusters
 from datagen.curate.exact import exact_dedup
 from datagen.curate.quality import QualityFilter
 from datagen.manifest import Manifest
@@ -145,6 +146,8 @@ def _build(cfg: CptCorpusRecipe, out: Path, work: Path, run_id: str, repos: list
     steps = [RepoFileReader(str(listing), cfg.crawl.files_per_task, cfg.crawl)]
     if cfg.quality.enabled:
         steps.append(QualityFilter(cfg.quality.rules))
+    steps += file_steps(cfg.decontam, cfg.syntax, cfg.secrets,
+                        {r.name: r.remote for r in repos if r.remote})
     steps.append(RowsParquetWriter(str(work / "crawl")))
     executor = QuietLocalExecutor(
         pipeline=steps, tasks=tasks, workers=min(cfg.workers, tasks),
@@ -165,6 +168,8 @@ def _build(cfg: CptCorpusRecipe, out: Path, work: Path, run_id: str, repos: list
         )
         if cfg.dedup.exact:
             exact_dedup(con)
+        if cfg.dedup.near.enabled:
+            apply_near_dedup(con, crawl_files, work, cfg.dedup.near, cfg.workers)
 
         # 4. shards ----------------------------------------------------------------------
         data_dir = out / "data"
@@ -175,6 +180,7 @@ def _build(cfg: CptCorpusRecipe, out: Path, work: Path, run_id: str, repos: list
     finally:
         con.close()
     _write_manifest(out, run_id, db_path, shard_rows)
+    write_clusters(out, run_id, db_path)
     write_card(out, cfg, counts, shard_rows)
     return BuildResult(
         output=out, run_id=run_id, skipped=False, seen=counts["seen"], kept=counts["kept"],

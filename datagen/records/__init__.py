@@ -1,15 +1,15 @@
 """Typed records (source of ``schemas/``). Import record classes from here."""
 
 from datagen.records.base import Record
-from datagen.records.core import CodeFile, FileRow, RunRow, ShardRow
+from datagen.records.core import ClusterRow, CodeFile, FileRow, RunRow, ShardRow
 from datagen.records.tasks import RunResult, TaskRecord, ValidationRow
 
 # Every manifest table, in DDL order. Later builds append their records here.
-TABLES: list[type[Record]] = [RunRow, FileRow, ShardRow, ValidationRow]
+TABLES: list[type[Record]] = [RunRow, FileRow, ShardRow, ValidationRow, ClusterRow]
 # Records that are rows of an output dataset rather than manifest tables.
 DATASET_RECORDS: list[type[Record]] = [CodeFile, TaskRecord]
 
 __all__ = [
-    "Record", "RunRow", "FileRow", "ShardRow", "CodeFile", "TaskRecord", "RunResult",
+    "Record", "RunRow", "FileRow", "ShardRow", "ClusterRow", "CodeFile", "TaskRecord", "RunResult",
     "ValidationRow", "TABLES", "DATASET_RECORDS",
 ]

@@ -48,6 +48,32 @@ class FileRow(Record):
     max_line_length: int | None = None
     avg_line_length: float | None = None
     alnum_fraction: float | None = None
+    syntax_error_ratio: float | None = Field(
+        None, description="share of lines with tree-sitter ERROR/MISSING nodes (null: no grammar)"
+    )
+    secrets_redacted: int | None = Field(None, description="secrets and PII replaced in the text")
+    secret_kinds: str | None = Field(None, description='JSON counts per kind, e.g. {"email": 2}')
+    contamination_source: str | None = Field(
+        None, description="benchmark:row (or eval_repos:list:owner/name) the file overlaps"
+    )
+    contamination_span: str | None = Field(
+        None, description="'start:end text' of the file's first stretch matching the benchmark"
+    )
+    cluster_id: str | None = Field(
+        None, description="near-duplicate cluster (its representative's file_id)"
+    )
+
+
+class ClusterRow(Record):
+    """One near-duplicate cluster; its members point to it with ``files.cluster_id``."""
+
+    __table__ = "clusters"
+    __primary_key__ = ("run_id", "cluster_id")
+
+    run_id: str
+    cluster_id: str = Field(description="the representative's file_id")
+    size: int = Field(description="files in the cluster (kept representative included)")
+    representative: str = Field(description="file_id kept: longest, then by (repo, path)")
 
 
 class ShardRow(Record):

@@ -6,11 +6,11 @@ import itertools
 
 import pyarrow.parquet as pq
 import pytest
-from conftest import crawl_row, synthetic_python, write_crawl
 
 from datagen.config.curate import NearDedupConfig
 from datagen.curate.near_dedup import candidate_pairs, near_dedup
 from datagen.curate.plant import planted_copy
+from tests.curate.helpers import crawl_row, synthetic_python, write_crawl
 
 
 @pytest.fixture
