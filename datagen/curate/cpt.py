@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import duckdb
+from datatrove.executor import LocalPipelineExecutor
 
 from datagen.config.curate import DecontamConfig, NearDedupConfig, SecretsConfig, SyntaxConfig
 from datagen.curate.base import FileStep
@@ -45,6 +46,7 @@ def apply_near_dedup(
     work: Path,
     cfg: NearDedupConfig,
     workers: int,
+    executor: type[LocalPipelineExecutor] = LocalPipelineExecutor,
 ) -> int:
     """Drop near-duplicates (reason ``near_duplicate``, ``duplicate_of`` = the cluster's
     representative), set ``cluster_id`` on every member, and fill table ``clusters``.
@@ -54,7 +56,9 @@ def apply_near_dedup(
     con.execute(
         f"COPY (SELECT file_id FROM files WHERE decision = 'dropped' ORDER BY file_id) TO '{exclude}' (FORMAT parquet)"
     )
-    clusters = near_dedup([Path(p) for p in crawl_files], work / "near_dedup", cfg, workers, exclude=exclude)
+    clusters = near_dedup(
+        [Path(p) for p in crawl_files], work / "near_dedup", cfg, workers, exclude=exclude, executor=executor
+    )
     con.execute("CREATE OR REPLACE TEMP TABLE _near AS SELECT * FROM read_parquet(?)", [str(clusters)])
     con.execute("UPDATE files SET cluster_id = n.cluster_id FROM _near n WHERE files.file_id = n.file_id")
     con.execute(

@@ -288,25 +288,28 @@ def near_dedup(
     cfg: NearDedupConfig,
     workers: int = 1,
     exclude: Path | None = None,
+    executor: type[LocalPipelineExecutor] = LocalPipelineExecutor,
 ) -> Path:
     """Cluster near-duplicate kept files of the crawl parquets; returns a parquet of
     ``(file_id, cluster_id, cluster_size, duplicate_of)`` with one row per member of a
     cluster of two or more (``duplicate_of`` is null for the representative).
 
-    Finished stages are skipped on a re-run (datatrove completion markers)."""
+    Finished stages are skipped on a re-run (datatrove completion markers). ``executor``
+    runs the two datatrove stages (any ``LocalPipelineExecutor`` subclass)."""
     out = _stage_dir([Path(p) for p in crawl_parquets], Path(work_dir), cfg, exclude)
     target = out / "clusters.parquet"
     if target.exists():
         return target
     tasks = max(1, min(workers, len(crawl_parquets)))
-    LocalPipelineExecutor(
+
+    executor(
         [SignatureStep(list(crawl_parquets), out, cfg, exclude)],
         tasks=tasks,
         workers=tasks,
         logging_dir=str(out / "logs" / "signatures"),
     ).run()
     band_tasks = max(1, min(workers, cfg.bands))
-    LocalPipelineExecutor(
+    executor(
         [BucketStep(out, cfg)],
         tasks=band_tasks,
         workers=band_tasks,

@@ -169,7 +169,8 @@ def _build(cfg: CptCorpusRecipe, out: Path, work: Path, run_id: str, repos: list
         if cfg.dedup.exact:
             exact_dedup(con)
         if cfg.dedup.near.enabled:
-            apply_near_dedup(con, crawl_files, work, cfg.dedup.near, cfg.workers)
+            apply_near_dedup(con, crawl_files, work, cfg.dedup.near, cfg.workers,
+                             executor=QuietLocalExecutor)
 
         # 4. shards ----------------------------------------------------------------------
         data_dir = out / "data"
