@@ -64,9 +64,16 @@ def build_corpus(out: Path, mb: float, planted: int, seed: int) -> tuple[Path, s
             continue
         if not text.strip():
             continue
-        rows.append({"file_id": f"sp/{len(rows):06d}", "repo": "site-packages",
-                     "path": str(f), "bytes": len(text.encode()), "decision": "kept",
-                     "text": text})
+        rows.append(
+            {
+                "file_id": f"sp/{len(rows):06d}",
+                "repo": "site-packages",
+                "path": str(f),
+                "bytes": len(text.encode()),
+                "decision": "kept",
+                "text": text,
+            }
+        )
         total += rows[-1]["bytes"]
         if total >= mb * 1e6:
             break
@@ -84,8 +91,7 @@ def build_corpus(out: Path, mb: float, planted: int, seed: int) -> tuple[Path, s
     (out / "crawl").mkdir(parents=True)
     path = out / "crawl" / "00000.parquet"
     pq.write_table(pa.Table.from_pylist(rows), path)
-    print(f"corpus: {len(rows)} files, {sum(r['bytes'] for r in rows) / 1e6:.1f} MB, "
-          f"{len(truth)} planted pairs")
+    print(f"corpus: {len(rows)} files, {sum(r['bytes'] for r in rows) / 1e6:.1f} MB, {len(truth)} planted pairs")
     return path, truth
 
 
@@ -100,7 +106,10 @@ def recall(clusters: dict[str, object], truth: set[frozenset]) -> float:
 def run_datatrove(crawl: Path, out: Path, cfg: NearDedupConfig) -> dict[str, object]:
     from datatrove.executor import LocalPipelineExecutor
     from datatrove.pipeline.dedup.minhash import (
-        MinhashConfig, MinhashDedupBuckets, MinhashDedupCluster, MinhashDedupFilter,
+        MinhashConfig,
+        MinhashDedupBuckets,
+        MinhashDedupCluster,
+        MinhashDedupFilter,
         MinhashDedupSignature,
     )
     from datatrove.pipeline.readers import ParquetReader
@@ -108,29 +117,38 @@ def run_datatrove(crawl: Path, out: Path, cfg: NearDedupConfig) -> dict[str, obj
     from datatrove.utils.text import TextNormConfig
 
     mcfg = MinhashConfig(
-        n_grams=cfg.ngram, num_buckets=cfg.bands, hashes_per_bucket=cfg.rows, seed=cfg.seed,
-        norm_config=TextNormConfig(lowercase=False, norm_whitespace=False,
-                                   remove_punctuation=False, norm_unicode_diacritics=False,
-                                   norm_numbers=False),
+        n_grams=cfg.ngram,
+        num_buckets=cfg.bands,
+        hashes_per_bucket=cfg.rows,
+        seed=cfg.seed,
+        norm_config=TextNormConfig(
+            lowercase=False,
+            norm_whitespace=False,
+            remove_punctuation=False,
+            norm_unicode_diacritics=False,
+            norm_numbers=False,
+        ),
     )
 
     def reader():
         return ParquetReader(str(crawl.parent), id_key="file_id", text_key="text")
 
     def run(pipeline, name, tasks=1):
-        LocalPipelineExecutor(pipeline, tasks=tasks, workers=1,
-                              logging_dir=str(out / "logs" / name)).run()
+        LocalPipelineExecutor(pipeline, tasks=tasks, workers=1, logging_dir=str(out / "logs" / name)).run()
 
-    run([reader(), MinhashDedupSignature(str(out / "sigs"), config=mcfg,
-                                         language=WhitespaceTokenizer())], "sigs")
-    run([MinhashDedupBuckets(str(out / "sigs"), str(out / "buckets"), config=mcfg)],
-        "buckets", tasks=cfg.bands)
-    run([MinhashDedupCluster(str(out / "buckets"), str(out / "remove"), config=mcfg,
-                             save_cluster_id=True)], "cluster")
-    run([reader(),
-         MinhashDedupFilter(str(out / "remove"), load_cluster_ids=True,
-                            exclusion_writer=ParquetWriter(str(out / "removed"))),
-         ParquetWriter(str(out / "kept"))], "filter")
+    run([reader(), MinhashDedupSignature(str(out / "sigs"), config=mcfg, language=WhitespaceTokenizer())], "sigs")
+    run([MinhashDedupBuckets(str(out / "sigs"), str(out / "buckets"), config=mcfg)], "buckets", tasks=cfg.bands)
+    run([MinhashDedupCluster(str(out / "buckets"), str(out / "remove"), config=mcfg, save_cluster_id=True)], "cluster")
+    run(
+        [
+            reader(),
+            MinhashDedupFilter(
+                str(out / "remove"), load_cluster_ids=True, exclusion_writer=ParquetWriter(str(out / "removed"))
+            ),
+            ParquetWriter(str(out / "kept")),
+        ],
+        "filter",
+    )
     clusters: dict[str, object] = {}
     for f in sorted((out / "kept").glob("*.parquet")) + sorted((out / "removed").glob("*.parquet")):
         for row in pq.read_table(f, columns=["id", "metadata"]).to_pylist():
@@ -150,8 +168,7 @@ def run_datagen(crawl: Path, out: Path, cfg: NearDedupConfig) -> dict[str, objec
     removed = pc.is_in(table["file_id"], dups)
     pq.write_table(table.filter(pc.invert(removed)), out / "kept.parquet")
     pq.write_table(table.filter(removed), out / "removed.parquet")
-    return dict(zip(clusters["file_id"].to_pylist(), clusters["cluster_id"].to_pylist(),
-                    strict=True))
+    return dict(zip(clusters["file_id"].to_pylist(), clusters["cluster_id"].to_pylist(), strict=True))
 
 
 def main() -> None:
@@ -173,10 +190,14 @@ def main() -> None:
         dg_clusters = run_datagen(crawl, tmp / "datagen", cfg)
         t2 = time.perf_counter()
         dt_s, dg_s = t1 - t0, t2 - t1
-        print(f"datatrove minhash (sig->buckets->cluster->filter): {dt_s:7.2f} s  "
-              f"recall {recall(dt_clusters, truth):.3f}  clustered files {len(dt_clusters)}")
-        print(f"datagen near_dedup (+ filter):                     {dg_s:7.2f} s  "
-              f"recall {recall(dg_clusters, truth):.3f}  clustered files {len(dg_clusters)}")
+        print(
+            f"datatrove minhash (sig->buckets->cluster->filter): {dt_s:7.2f} s  "
+            f"recall {recall(dt_clusters, truth):.3f}  clustered files {len(dt_clusters)}"
+        )
+        print(
+            f"datagen near_dedup (+ filter):                     {dg_s:7.2f} s  "
+            f"recall {recall(dg_clusters, truth):.3f}  clustered files {len(dg_clusters)}"
+        )
         print(f"speed-up: {dt_s / dg_s:.1f}x")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

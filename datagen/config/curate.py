@@ -29,9 +29,7 @@ class SyntaxConfig(StrictModel):
     """tree-sitter parse check: score ``syntax_error_ratio``, drop above the cut."""
 
     enabled: bool = True
-    max_error_ratio: float = Field(
-        0.05, ge=0, le=1, description="drop when this share of lines or more holds errors"
-    )
+    max_error_ratio: float = Field(0.05, ge=0, le=1, description="drop when this share of lines or more holds errors")
     max_bytes: int = Field(2 << 20, description="files larger than this are not parsed")
 
 
@@ -47,9 +45,7 @@ class BenchmarkSource(StrictModel):
 
     name: str
     path: str
-    fields: list[str] = Field(
-        default_factory=list, description="JSONL/parquet fields holding text (empty: all str)"
-    )
+    fields: list[str] = Field(default_factory=list, description="JSONL/parquet fields holding text (empty: all str)")
     id_field: str | None = Field(None, description="field naming each row (e.g. task_id)")
 
 
