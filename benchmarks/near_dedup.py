@@ -7,7 +7,8 @@ of some of them (renamed identifier, re-indented, a few lines changed; shingle J
 removed parquet files; recall is the share of planted pairs that land in one cluster.
 
 datatrove runs with a whitespace word tokenizer (its default needs spaCy) and with text
-normalisation switched off, so both sides hash exactly the same shingles.
+normalisation switched off, so both sides hash exactly the same shingles
+(``--datatrove-default-norm`` keeps its prose normalisation: slower, coarser shingles).
 
     python benchmarks/near_dedup.py --mb 40 --planted 400
 """
@@ -103,7 +104,7 @@ def recall(clusters: dict[str, object], truth: set[frozenset]) -> float:
     return hit / len(truth)
 
 
-def run_datatrove(crawl: Path, out: Path, cfg: NearDedupConfig) -> dict[str, object]:
+def run_datatrove(crawl: Path, out: Path, cfg: NearDedupConfig, default_norm: bool) -> dict[str, object]:
     from datatrove.executor import LocalPipelineExecutor
     from datatrove.pipeline.dedup.minhash import (
         MinhashConfig,
@@ -116,18 +117,19 @@ def run_datatrove(crawl: Path, out: Path, cfg: NearDedupConfig) -> dict[str, obj
     from datatrove.pipeline.writers import ParquetWriter
     from datatrove.utils.text import TextNormConfig
 
+    off = TextNormConfig(
+        lowercase=False,
+        norm_whitespace=False,
+        remove_punctuation=False,
+        norm_unicode_diacritics=False,
+        norm_numbers=False,
+    )
     mcfg = MinhashConfig(
         n_grams=cfg.ngram,
         num_buckets=cfg.bands,
         hashes_per_bucket=cfg.rows,
         seed=cfg.seed,
-        norm_config=TextNormConfig(
-            lowercase=False,
-            norm_whitespace=False,
-            remove_punctuation=False,
-            norm_unicode_diacritics=False,
-            norm_numbers=False,
-        ),
+        norm_config=TextNormConfig() if default_norm else off,
     )
 
     def reader():
@@ -176,6 +178,11 @@ def main() -> None:
     ap.add_argument("--mb", type=float, default=40.0, help="corpus size before planting")
     ap.add_argument("--planted", type=int, default=400)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument(
+        "--datatrove-default-norm",
+        action="store_true",
+        help="let datatrove lowercase, strip punctuation and map digits (its default)",
+    )
     args = ap.parse_args()
     from datatrove.utils.logging import logger
 
@@ -185,7 +192,7 @@ def main() -> None:
     try:
         crawl, truth = build_corpus(tmp, args.mb, args.planted, args.seed)
         t0 = time.perf_counter()
-        dt_clusters = run_datatrove(crawl, tmp / "datatrove", cfg)
+        dt_clusters = run_datatrove(crawl, tmp / "datatrove", cfg, args.datatrove_default_norm)
         t1 = time.perf_counter()
         dg_clusters = run_datagen(crawl, tmp / "datagen", cfg)
         t2 = time.perf_counter()
