@@ -24,8 +24,9 @@ def cpt_corpus(
 ) -> None:
     """Build a clean code corpus for continued pretraining.
 
-    Crawl repos -> exact dedup -> quality filters -> parquet shards + dataset card ->
-    manifest (one row per file seen, with the reason for every drop).
+    Crawl repos -> quality, decontamination, syntax, secrets -> exact and near dedup ->
+    parquet shards + dataset card -> manifest (one row per file seen, with the reason
+    for every drop). See docs/curation.md.
 
     Examples:
 
