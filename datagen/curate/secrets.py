@@ -16,6 +16,8 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+import polars as pl
 from datatrove.data import Document
 
 from datagen.config import load_yaml_pack
@@ -28,6 +30,7 @@ _RULE_KEYS = {
     "placeholder",
     "pattern",
     "keywords",
+    "prefilter",
     "min_entropy",
     "min_classes",
     "value_deny",
@@ -38,6 +41,19 @@ _RULE_KEYS = {
 }
 # The key of an assignment: the identifier (or quoted key) just before the operator.
 _KEY_BEFORE = re.compile(r"([\w.\-]+)[\"']?\s*$")
+
+
+def _prefilter(raw: dict, where: str) -> str | None:
+    """The rule's ``prefilter``, else its pattern when polars' Rust regex accepts it (no
+    look-around or back-references), else None (the rule always runs)."""
+    candidate = raw.get("prefilter") or raw["pattern"]
+    try:
+        pl.Series([""]).str.contains(candidate)
+    except pl.exceptions.PolarsError:
+        if raw.get("prefilter"):
+            raise UserError(f"{where}: prefilter is not a valid Rust regex") from None
+        return None
+    return candidate
 
 
 def entropy(s: str) -> float:
@@ -61,6 +77,7 @@ class Rule:
     placeholder: str
     pattern: re.Pattern
     keywords: tuple[str, ...] = ()
+    prefilter: str | None = None  # Rust-regex superset of ``pattern`` (batch prefilter)
     min_entropy: float = 0.0
     min_classes: int = 0
     value_deny: re.Pattern | None = None
@@ -100,6 +117,7 @@ class SecretPack:
                     kind=raw["kind"],
                     placeholder=raw["placeholder"],
                     keywords=tuple(k.lower() for k in raw.get("keywords") or ()),
+                    prefilter=_prefilter(raw, where),
                     min_entropy=float(raw.get("min_entropy", 0)),
                     min_classes=int(raw.get("min_classes", 0)),
                     check=raw.get("check"),
@@ -131,11 +149,27 @@ class SecretPack:
             )
         return False
 
-    def find(self, text: str) -> list[tuple[int, int, Rule]]:
-        """Non-overlapping (start, end, rule) spans of secrets to replace, in order."""
+    def candidates(self, texts: list[str]) -> np.ndarray:
+        """(texts x rules) mask of the rules that may match each text: every rule's
+        prefilter runs over the whole batch in polars' linear-time Rust regex engine, so the
+        backtracking Python patterns only run where a match is possible."""
+        mask = np.ones((len(texts), len(self.rules)), bool)
+        if not texts:
+            return mask
+        col = pl.Series("t", texts, dtype=pl.String)
+        for j, rule in enumerate(self.rules):
+            if rule.prefilter is not None:
+                mask[:, j] = col.str.contains(rule.prefilter).fill_null(False).to_numpy()
+        return mask
+
+    def find(self, text: str, rules: np.ndarray | None = None) -> list[tuple[int, int, Rule]]:
+        """Non-overlapping (start, end, rule) spans of secrets to replace, in order;
+        ``rules`` (a row of ``candidates``) skips rules that cannot match."""
         spans = []
         lowered = text.lower()
         for order, rule in enumerate(self.rules):
+            if rules is not None and not rules[order]:
+                continue
             if rule.keywords and not any(k in lowered for k in rule.keywords):
                 continue  # cheap prefilter: most files hold none of a rule's literals
             for m in rule.pattern.finditer(text):
@@ -174,11 +208,11 @@ class SecretPack:
             return False
         return not self._allowed(rule, value)
 
-    def redact(self, text: str) -> tuple[str, Counter]:
+    def redact(self, text: str, rules: np.ndarray | None = None) -> tuple[str, Counter]:
         """``text`` with every secret replaced by its placeholder, and counts per kind."""
         counts: Counter = Counter()
         parts, pos = [], 0
-        for start, end, rule in self.find(text):
+        for start, end, rule in self.find(text, rules):
             parts += [text[pos:start], rule.placeholder]
             counts[rule.kind] += 1
             pos = end
@@ -197,8 +231,32 @@ class SecretsStep(FileStep):
         self.cfg = cfg
         self.pack = SecretPack.load(cfg.pack)  # load now: a bad pack fails before the run
 
+    batch_docs = 256
+
+    def run(self, data, rank: int = 0, world_size: int = 1):
+        """Like ``FileStep.run`` but in batches, so the prefilter runs once per batch."""
+        batch: list[Document] = []
+        for doc in data:
+            batch.append(doc)
+            if len(batch) >= self.batch_docs:
+                yield from self._batch(batch)
+                batch = []
+        yield from self._batch(batch)
+
+    def _batch(self, docs: list[Document]):
+        kept = [d for d in docs if d.metadata["decision"] == "kept"]
+        with self.track_time():
+            mask = self.pack.candidates([d.text for d in kept])
+            for doc, rules in zip(kept, mask, strict=True):
+                self._redact(doc, rules)
+        self.stat_update("kept", value=len(kept))
+        yield from docs
+
     def process(self, doc: Document) -> None:
-        text, counts = self.pack.redact(doc.text)
+        self._redact(doc, None)
+
+    def _redact(self, doc: Document, rules: np.ndarray | None) -> None:
+        text, counts = self.pack.redact(doc.text, rules)
         doc.metadata["secrets_redacted"] = sum(counts.values())
         doc.metadata["secret_kinds"] = json.dumps(dict(sorted(counts.items()))) if counts else None
         if counts:
