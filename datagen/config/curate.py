@@ -30,6 +30,10 @@ class SyntaxConfig(StrictModel):
 
     enabled: bool = True
     max_error_ratio: float = Field(0.05, ge=0, le=1, description="drop when this share of lines or more holds errors")
+    lang_max_error_ratio: dict[str, float] = Field(
+        default_factory=lambda: {"c": 0.3, "cpp": 0.3},
+        description="per-language cuts (tree-sitter C/C++ has no preprocessor: macros cost lines)",
+    )
     max_bytes: int = Field(2 << 20, description="files larger than this are not parsed")
 
 

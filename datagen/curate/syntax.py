@@ -1,5 +1,6 @@
-"""Syntax validity with tree-sitter: the share of a file's lines touched by ERROR or
-MISSING nodes (``syntax_error_ratio``: 0 for a file that parses cleanly). The score is
+"""Syntax validity with tree-sitter: the share of a file's lines holding tokens the parser
+could not place (leaves of ERROR nodes, MISSING tokens; ``syntax_error_ratio``: 0 for a
+file that parses cleanly). The score is
 recorded for every parsed file; ``SyntaxStep`` drops files at or above the recipe's cut.
 """
 
@@ -60,27 +61,43 @@ def parser_for(name: str) -> Parser:
     return Parser(Language(getattr(importlib.import_module(module), func)()))
 
 
+# A grammar to try when the first one finds errors: C headers are often C++.
+FALLBACK = {"c": "cpp"}
+
+
 def error_ratio(text: str, grammar: str) -> float:
-    """Share of lines that hold an ERROR node or a MISSING token (0.0 .. 1.0)."""
+    """Share of lines holding tokens the parser could not place (0.0 .. 1.0); for C the
+    lower of the C and C++ parses."""
+    ratio = _error_ratio(text, grammar)
+    if ratio > 0 and grammar in FALLBACK:
+        ratio = min(ratio, _error_ratio(text, FALLBACK[grammar]))
+    return ratio
+
+
+def _error_ratio(text: str, grammar: str) -> float:
     data = text.encode("utf-8", "surrogatepass")
     tree = parser_for(grammar).parse(data)
     lines = data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
     if not tree.root_node.has_error or lines == 0:
         return 0.0
+    # Count the lines of tokens the parser could not place: MISSING tokens, and leaf
+    # tokens directly under an ERROR node. Whole constructs that parsed inside an ERROR
+    # node (common when an unknown macro confuses C/C++ recovery) are searched, not counted.
     rows: set[int] = set()
-    stack: list[Node] = [tree.root_node]
+    stack: list[tuple[Node, bool]] = [(tree.root_node, False)]
     while stack:
-        node = stack.pop()
-        if node.is_error or node.is_missing:
+        node, in_error = stack.pop()
+        if node.is_missing or (node.child_count == 0 and (in_error or node.is_error)):
             rows.update(range(node.start_point.row, node.end_point.row + 1))
-        elif node.has_error:
-            stack.extend(node.children)
+        elif node.has_error or node.is_error:
+            stack.extend((child, node.is_error) for child in node.children)
     return min(1.0, len(rows) / lines)
 
 
 class SyntaxStep(FileStep):
-    """Score ``syntax_error_ratio`` and drop files at or above ``max_error_ratio``
-    (reason ``syntax_errors``). Languages without a grammar keep a null score."""
+    """Score ``syntax_error_ratio`` and drop files at or above the language's cut
+    (``lang_max_error_ratio``, else ``max_error_ratio``; reason ``syntax_errors``).
+    Languages without a grammar keep a null score."""
 
     name = "syntax check"
 
@@ -95,6 +112,7 @@ class SyntaxStep(FileStep):
         ratio = round(error_ratio(doc.text, grammar), 6)
         doc.metadata["syntax_error_ratio"] = ratio
         self.stat_update(f"parsed_{grammar}")
-        if ratio > 0 and ratio >= self.cfg.max_error_ratio:
+        cut = self.cfg.lang_max_error_ratio.get(grammar, self.cfg.max_error_ratio)
+        if ratio > 0 and ratio >= cut:
             drop(doc, "syntax_errors")  # the score is in syntax_error_ratio
             self.stat_update("syntax_errors")

@@ -67,3 +67,37 @@ def test_dropped_files_are_not_parsed():
     doc.metadata.update(decision="dropped", reason="binary")
     list(SyntaxStep(SyntaxConfig()).run([doc]))
     assert doc.metadata["reason"] == "binary" and "syntax_error_ratio" not in doc.metadata
+
+
+CPP_HEADER = """#pragma once
+#include <vector>
+
+namespace demo {
+
+template <typename T>
+class Stack {
+ public:
+  void push(const T& v) { items_.push_back(v); }
+  bool empty() const { return items_.empty(); }
+
+ private:
+  std::vector<T> items_;
+};
+
+struct DEMO_API Node : public Base {
+  int value;
+  explicit Node(int v) : value(v) {}
+};
+
+}  // namespace demo
+"""
+
+
+def test_c_headers_fall_back_to_cpp_and_macros_stay_under_the_c_cut():
+    assert error_ratio(CPP_HEADER.replace("DEMO_API ", ""), "c") == 0.0  # C++ grammar fallback
+    with_macro = error_ratio(CPP_HEADER, "c")
+    assert 0 < with_macro < SyntaxConfig().lang_max_error_ratio["c"]
+    (doc,) = SyntaxStep(SyntaxConfig()).run([_doc(CPP_HEADER, "c", "demo.h")])
+    assert doc.metadata["decision"] == "kept"
+    (doc,) = SyntaxStep(SyntaxConfig()).run([_doc(BROKEN["c"] * 3, "c", "bad.c")])
+    assert doc.metadata["reason"] == "syntax_errors"
