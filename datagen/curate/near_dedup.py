@@ -8,7 +8,9 @@
    share a hash become candidate pairs (each member with the smallest one) ->
    ``pairs/b<band>.npy``.
 3. ``cluster`` (main process): unique candidate pairs, keep those whose estimated Jaccard
-   reaches ``threshold`` (precision), connected components, representative per cluster.
+   reaches ``threshold`` (precision), connected components, then each component split
+   into stars: the first file by the representative rule takes every file within
+   ``threshold`` of it, the next unassigned file starts the next star, and so on.
 
 Representative rule: the longest file (bytes), then the smallest (repo, path, file_id).
 ``cluster_id`` is the representative's ``file_id``.
@@ -21,6 +23,7 @@ import json
 from pathlib import Path
 
 import numpy as np
+import polars as pl
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
@@ -233,9 +236,35 @@ def cluster(out: Path, cfg: NearDedupConfig, ranks: int) -> Path:
     for r in np.unique(rank_of):
         meta = pq.read_table(out / "sigs" / f"{r:05d}.meta.parquet")
         sel = np.nonzero(rank_of == r)[0]
-        parts.append(meta.take(pa.array(local[sel])).append_column("label", pa.array(label[sel])))
-    members = pa.concat_tables(parts)
-    return _write_clusters(members, target)
+        parts.append(
+            meta.take(pa.array(local[sel]))
+            .append_column("label", pa.array(label[sel]))
+            .append_column("gid", pa.array(nodes[sel]))
+        )
+    members = pl.from_arrow(pa.concat_tables(parts)).sort(
+        ["label", "bytes", "repo", "path", "file_id"], descending=[False, True, False, False, False]
+    )
+    rep = _stars(members["label"].to_numpy(), _gather(sig_mm, members["gid"].to_numpy()), cfg.threshold)
+    return _write_clusters(members.with_columns(pl.Series("rep", rep)), target)
+
+
+def _stars(label: np.ndarray, sigs: np.ndarray, threshold: float) -> np.ndarray:
+    """Split each connected component into stars around representatives, so that every
+    duplicate is similar to the file it is dropped for (chains A~B~C do not make C a
+    duplicate of A). Rows come in representative order within each component; the first
+    unassigned row takes every unassigned row within ``threshold`` of it. Returns, per
+    row, the row index of its representative."""
+    rep = np.empty(len(label), np.int64)
+    bounds = np.flatnonzero(np.r_[True, label[1:] != label[:-1], True])
+    for lo, hi in zip(bounds[:-1], bounds[1:], strict=True):
+        remaining = np.arange(lo, hi)
+        while len(remaining):
+            head = remaining[0]
+            close = (sigs[remaining] == sigs[head]).mean(axis=1) >= threshold
+            close[0] = True
+            rep[remaining[close]] = head
+            remaining = remaining[~close]
+    return rep
 
 
 def _gather(sig_mm: dict[int, np.ndarray], gids: np.ndarray) -> np.ndarray:
@@ -249,17 +278,11 @@ def _gather(sig_mm: dict[int, np.ndarray], gids: np.ndarray) -> np.ndarray:
     return rows
 
 
-def _write_clusters(members: pa.Table, target: Path) -> Path:
-    """Order members by the representative rule; the first of each label represents it."""
-    import polars as pl
-
-    df = pl.from_arrow(members).sort(
-        ["label", "bytes", "repo", "path", "file_id"], descending=[False, True, False, False, False]
-    )
-    df = df.with_columns(
-        pl.col("file_id").first().over("label").alias("cluster_id"),
-        pl.len().over("label").cast(pl.Int64).alias("cluster_size"),
-    ).with_columns(
+def _write_clusters(members: pl.DataFrame, target: Path) -> Path:
+    """One row per member of a star of two or more (``rep``: row of its representative)."""
+    df = members.with_columns(pl.col("file_id").gather(pl.col("rep")).alias("cluster_id"))
+    df = df.with_columns(pl.len().over("cluster_id").cast(pl.Int64).alias("cluster_size"))
+    df = df.filter(pl.col("cluster_size") > 1).with_columns(
         pl.when(pl.col("file_id") == pl.col("cluster_id"))
         .then(None)
         .otherwise(pl.col("cluster_id"))
