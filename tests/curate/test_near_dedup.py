@@ -101,18 +101,19 @@ def test_candidate_pairs_group_equal_hashes():
 
 
 def test_chains_do_not_make_far_files_duplicates(tmp_path, rng):
-    """A~B~C~D, each step sharing ~85% of shingles but A and D only ~60%: D must not be
-    dropped as a duplicate of A (connected components alone would do that)."""
-    blocks = [synthetic_python(rng, functions=1) for _ in range(50)]
-    tail = synthetic_python(rng, functions=3)  # makes A the longest: the representative
+    """A~B~C~D~E~F, each step sharing ~90% of shingles but A and F only ~60%: F must not
+    be dropped as a duplicate of A (connected components alone would do that)."""
+    blocks = [synthetic_python(rng, functions=1) for _ in range(60)]
+    tail = synthetic_python(rng, functions=2)  # makes A the longest: the representative
     texts = {"a": "".join(blocks[0:40]) + tail}
-    for i, name in enumerate("bcd", start=1):
-        texts[name] = "".join(blocks[3 * i : 3 * i + 40])
+    for i, name in enumerate("bcdef", start=1):
+        texts[name] = "".join(blocks[2 * i : 2 * i + 40])
     rows = [crawl_row(name, "m.py", text) for name, text in texts.items()]
     table = pq.read_table(near_dedup([write_crawl(tmp_path / "c.parquet", rows)], tmp_path / "w", NearDedupConfig()))
     by_id = {r["file_id"]: r for r in table.to_pylist()}
     assert by_id["b/m.py"]["duplicate_of"] == "a/m.py"
-    assert shingle_jaccard(texts["a"], texts["d"]) < 0.65
+    assert shingle_jaccard(texts["a"], texts["f"]) < 0.65
+    assert len(by_id) == 6  # every file has a near twin
     for r in by_id.values():
         if r["duplicate_of"]:
             dup, rep = r["file_id"].split("/")[0], r["duplicate_of"].split("/")[0]
