@@ -2,10 +2,14 @@
 
 from datagen.records.base import Record
 from datagen.records.core import CodeFile, FileRow, RunRow, ShardRow
+from datagen.records.teacher import TeacherCall
 
 # Every manifest table, in DDL order. Later builds append their records here.
-TABLES: list[type[Record]] = [RunRow, FileRow, ShardRow]
+TABLES: list[type[Record]] = [RunRow, FileRow, ShardRow, TeacherCall]
 # Records that are rows of an output dataset rather than manifest tables.
 DATASET_RECORDS: list[type[Record]] = [CodeFile]
 
-__all__ = ["Record", "RunRow", "FileRow", "ShardRow", "CodeFile", "TABLES", "DATASET_RECORDS"]
+__all__ = [
+    "Record", "RunRow", "FileRow", "ShardRow", "TeacherCall", "CodeFile", "TABLES",
+    "DATASET_RECORDS",
+]
