@@ -6,11 +6,14 @@ the stand-alone recipe of ``datagen teacher run`` (``pipelines/teacher.yaml``).
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Literal
 
+import yaml
 from pydantic import Field
 
-from datagen.config.base import StrictModel
+from datagen.config.base import StrictModel, apply_overrides, resolve_recipe_path, validate
+from datagen.errors import UserError
 
 
 class Sampling(StrictModel):
@@ -87,3 +90,21 @@ class TeacherRecipe(StrictModel):
     """Recipe of ``datagen teacher run``: only the teacher block."""
 
     teacher: TeacherConfig
+
+
+def load_teacher_block(
+    recipe: str | Path | None, overrides: list[str] | None = None, default_name: str = "teacher"
+) -> tuple[TeacherConfig, Path]:
+    """The ``teacher:`` block of any recipe (a build's or ``pipelines/teacher.yaml``),
+    after ``--set teacher.x=v`` overrides; other sections are left to their build."""
+    path = resolve_recipe_path(recipe, default_name)
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except (OSError, yaml.YAMLError) as exc:
+        raise UserError(f"cannot read recipe {path}: {exc}") from exc
+    if not isinstance(data, dict) or not isinstance(data.get("teacher"), dict | None):
+        raise UserError(f"recipe {path.name}: 'teacher' must be a mapping")
+    data = apply_overrides({"teacher": data.get("teacher") or {}}, overrides)
+    if not data["teacher"].get("model"):
+        raise UserError(f"recipe {path.name}: no teacher model (set teacher.model or --model)")
+    return validate(TeacherRecipe, data, f"recipe {path.name}").teacher, path

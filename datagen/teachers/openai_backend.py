@@ -208,3 +208,38 @@ def _usage(usage: Any) -> Usage:
         return Usage()
     return Usage(prompt_tokens=usage.prompt_tokens or 0,
                  completion_tokens=usage.completion_tokens or 0)
+
+
+async def ping(config: TeacherConfig) -> str:
+    """Check that ``config``'s endpoint serves its model and answers a one-token chat.
+
+    Returns a one-line report; raises ``RuntimeError`` with the reason otherwise.
+    """
+    client = make_client(config)
+    started = time.monotonic()
+    try:
+        try:
+            models = [m.id async for m in client.models.list()]
+        except openai.APIError as exc:
+            raise RuntimeError(f"{config.base_url}: /models failed: {_reason(exc)}") from None
+        if models and config.model not in models:
+            raise RuntimeError(
+                f"{config.base_url} does not serve {config.model!r}; it serves: "
+                + ", ".join(models[:10]))
+        try:
+            await client.chat.completions.create(
+                model=config.model, messages=[{"role": "user", "content": "ping"}], max_tokens=1)
+        except openai.APIError as exc:
+            raise RuntimeError(
+                f"{config.base_url}: chat completion failed: {_reason(exc)}") from None
+    finally:
+        await client.close()
+    ms = (time.monotonic() - started) * 1000
+    return f"ok: {config.base_url} serves {config.model} (answered in {ms:.0f} ms)"
+
+
+def _reason(exc: openai.APIError) -> str:
+    try:
+        return classify(exc)[1]
+    except Exception:  # noqa: BLE001 - an unknown error still has a message
+        return str(exc)

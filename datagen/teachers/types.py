@@ -57,6 +57,8 @@ class TeacherRequest(BaseModel):
             raise ValueError("'messages' is empty")
         if self.prompt is not None and self.json_schema is not None:
             raise ValueError("'json_schema' needs chat 'messages', not a raw 'prompt'")
+        if self.messages is not None and (self.sampling.logprobs is not None or self.sampling.echo):
+            raise ValueError("'logprobs' and 'echo' apply to a raw 'prompt' (completions) only")
         return self
 
 
