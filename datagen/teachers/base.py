@@ -107,7 +107,7 @@ class BaseTeacher:
         self.run_id = run_id
         if cache is True:
             cache = RequestCache(config.cache_dir) if config.cache_dir else None
-        self.cache: RequestCache | None = cache or None
+        self.cache = cache if isinstance(cache, RequestCache) else None
         self._calls: list[TeacherCall] = []
         self._loaded = False
 

@@ -42,6 +42,14 @@ def last_user_text(body: dict) -> str:
     return str(body.get("prompt", ""))
 
 
+def first_user_text(body: dict) -> str:
+    """What scripts and fault plans are keyed by: re-asks append turns after it."""
+    for msg in body.get("messages") or []:
+        if msg.get("role") == "user":
+            return str(msg.get("content"))
+    return str(body.get("prompt", ""))
+
+
 def default_answer(body: dict) -> str:
     """Deterministic answer: echoes the last user message (and the seed, if any)."""
     seed = body.get("seed")
@@ -51,8 +59,8 @@ def default_answer(body: dict) -> str:
 class FakeOpenAI:
     """The server's state and its thread. Use as a context manager; ``base_url`` ends in /v1.
 
-    ``script``: last user text -> answer text (or a list of answers, one per call).
-    ``faults``: last user text -> list of fault names consumed one per call ("ok" = answer).
+    ``script``: first user text -> answer text (or a list of answers, one per call).
+    ``faults``: first user text -> list of fault names consumed one per call ("ok" = answer).
     ``fault_rate``/``fault_kinds``: otherwise, inject a random fault with this probability.
     """
 
@@ -69,6 +77,8 @@ class FakeOpenAI:
         seed: int = 0,
         models: tuple[str, ...] = ("tiny-teacher",),
         answer: Callable[[dict], str] = default_answer,
+        reject_response_format: bool = False,
+        delay_s: float = 0.0,
     ):
         self.script = {k: list(v) if isinstance(v, list) else v for k, v in (script or {}).items()}
         self.faults = {k: list(v) for k, v in (faults or {}).items()}
@@ -78,6 +88,10 @@ class FakeOpenAI:
         self.hang_s = hang_s
         self.models = models
         self.answer = answer
+        self.reject_response_format = reject_response_format
+        self.delay_s = delay_s
+        self.inflight = 0
+        self.max_inflight = 0
         self.rng = random.Random(seed)
         self.lock = threading.Lock()
         self.calls: Counter[str] = Counter()
@@ -88,7 +102,7 @@ class FakeOpenAI:
         self.httpd.daemon_threads = True
         self.port = self.httpd.server_address[1]
         self.base_url = f"http://127.0.0.1:{self.port}/v1"
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread = threading.Thread(target=self.httpd.serve_forever, args=(0.02,), daemon=True)
 
     def __enter__(self) -> FakeOpenAI:
         self.thread.start()
@@ -110,7 +124,7 @@ class FakeOpenAI:
             self.bodies.clear()
 
     def pick_fault(self, body: dict) -> str:
-        text = last_user_text(body)
+        text = first_user_text(body)
         with self.lock:
             planned = self.faults.get(text)
             if planned:
@@ -120,7 +134,7 @@ class FakeOpenAI:
         return "ok"
 
     def pick_text(self, body: dict) -> str:
-        text = last_user_text(body)
+        text = first_user_text(body)
         with self.lock:
             scripted = self.script.get(text)
             if isinstance(scripted, list):
@@ -174,6 +188,21 @@ def _make_handler(state: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
             if body.get("model") not in state.models:
                 self._send(404, {"error": {"message": f"model {body.get('model')!r} not found"}})
                 return
+            if state.reject_response_format and "response_format" in body:
+                self._send(400, {"error": {"message": "response_format is not supported"}})
+                return
+            with state.lock:
+                state.inflight += 1
+                state.max_inflight = max(state.max_inflight, state.inflight)
+            try:
+                self._answer(body, route, key)
+            finally:
+                with state.lock:
+                    state.inflight -= 1
+
+        def _answer(self, body: dict, route: str, key: str) -> None:
+            if state.delay_s:
+                state.stopping.wait(state.delay_s)
             fault = state.pick_fault(body)
             if fault in ("500", "503", "400"):
                 self._send(int(fault), {"error": {"message": f"injected {fault}", "type": "fault"}})
