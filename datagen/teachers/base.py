@@ -147,7 +147,7 @@ class BaseTeacher:
                 if key in first_index:
                     continue
                 first_index[key] = i
-                hit = self.cache.get(key) if self.cache else None
+                hit = self.cache.get(key) if self.cache is not None else None
                 if hit is not None:
                     finals[key] = hit
                     bar.update(hit)

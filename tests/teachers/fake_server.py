@@ -98,7 +98,7 @@ class FakeOpenAI:
         self.paid: Counter[str] = Counter()
         self.bodies: list[dict] = []
         self.stopping = threading.Event()
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", port), _make_handler(self))
+        self.httpd = _QuietServer(("127.0.0.1", port), _make_handler(self))
         self.httpd.daemon_threads = True
         self.port = self.httpd.server_address[1]
         self.base_url = f"http://127.0.0.1:{self.port}/v1"
@@ -142,6 +142,18 @@ class FakeOpenAI:
             if scripted is not None:
                 return scripted
         return self.answer(body)
+
+
+class _QuietServer(ThreadingHTTPServer):
+    """Clients that give up (timeouts, the client's side of a drop) are not server errors."""
+
+    request_queue_size = 1024  # like uvicorn's backlog: 64+ clients connect at once
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        import sys
+
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
 
 
 def _make_handler(state: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
