@@ -113,7 +113,7 @@ class BaseTeacher:
 
     # -- the hook --------------------------------------------------------------------------
     def load(self) -> None:
-        """Acquire heavy resources (models, clients); called once before the first batch."""
+        """Acquire heavy resources (models, clients); called once, before the first call."""
 
     async def _call_many(self, calls: list[Call], done: Done) -> None:
         raise NotImplementedError
@@ -136,9 +136,6 @@ class BaseTeacher:
     async def agenerate(
         self, requests: Sequence[TeacherRequest], *, progress: bool = False
     ) -> list[TeacherResult]:
-        if not self._loaded:
-            self.load()
-            self._loaded = True
         keys = [self.key(r) for r in requests]
         finals: dict[str, TeacherResult] = {}
         first_index: dict[str, int] = {}
@@ -163,6 +160,9 @@ class BaseTeacher:
                     self.cache.put(result)
                 bar.update(result)
 
+            if todo and not self._loaded:  # a fully cached batch needs no model at all
+                self.load()
+                self._loaded = True
             while todo:
                 todo = await self._round(todo, finish)
 
