@@ -8,46 +8,14 @@ from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent))
-
-from fake_server import FakeOpenAI  # noqa: E402
-
-from datagen.config.teacher import TeacherConfig  # noqa: E402
-
-MODEL = "tiny-teacher"
+from tests.teachers.fake_server import FakeOpenAI
+from tests.teachers.helpers import CORPUS
 
 
 @pytest.fixture
 def server():
     """A factory: ``with server(faults=...) as s`` starts a fresh fake server."""
     return FakeOpenAI
-
-
-def fast_config(base_url: str, cache_dir: Path | None, **kw) -> TeacherConfig:
-    """Tiny timeouts and backoff so fault tests take milliseconds."""
-    opts = dict(model=MODEL, base_url=base_url, timeout_s=0.5, max_retries=3,
-                backoff_base_s=0.005, backoff_max_s=0.05, max_concurrency=16,
-                cache_dir=str(cache_dir) if cache_dir else None, api_key_env="DATAGEN_TEST_KEY")
-    opts.update(kw)
-    return TeacherConfig(**opts)
-
-
-CORPUS = """def add(a, b):
-    return a + b
-
-def sub(a, b):
-    return a - b
-
-class Stack:
-    def __init__(self):
-        self.items = []
-
-    def push(self, x):
-        self.items.append(x)
-
-    def pop(self):
-        return self.items.pop()
-"""
 
 
 @pytest.fixture(autouse=True)

@@ -7,10 +7,10 @@ import json
 import multiprocessing as mp
 
 import pytest
-from conftest import fast_config
 
 from datagen.config.teacher import Sampling
 from datagen.teachers import RequestCache, TeacherRequest, TeacherResult, make_teacher, request_key
+from tests.teachers.helpers import fast_config
 
 
 def ask(text: str, **kw) -> TeacherRequest:

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from conftest import MODEL
 from typer.testing import CliRunner
 
 from datagen.cli.app import app
+from tests.teachers.helpers import MODEL
 
 FAKE_SERVER = Path(__file__).with_name("fake_server.py")
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import time
 
 import pytest
-from conftest import MODEL, fast_config
 
 from datagen.errors import UserError
 from datagen.teachers import TeacherRequest, make_teacher
+from tests.teachers.helpers import MODEL, fast_config
 
 
 def ask(text: str, **kw) -> TeacherRequest:

@@ -5,11 +5,10 @@ from __future__ import annotations
 
 from collections import Counter
 
-from conftest import fast_config
-
 from datagen.manifest import Manifest
 from datagen.records import TeacherCall
 from datagen.teachers import TeacherRequest, make_teacher
+from tests.teachers.helpers import fast_config
 
 FAULTS = ("500", "503", "429", "hang", "malformed", "drop", "truncate")
 
