@@ -173,7 +173,7 @@ class OpenAITeacher(BaseTeacher):
         raw = await client.chat.completions.with_raw_response.create(
             messages=call.messages, **common)
         resp = raw.parse()
-        choices = sorted(resp.choices, key=lambda c: c.index)
+        choices = _choices(resp, call.request.n)
         return TeacherResult(
             key=call.key, status="ok",
             texts=[c.message.content or "" for c in choices],
@@ -190,7 +190,7 @@ class OpenAITeacher(BaseTeacher):
         raw = await client.completions.with_raw_response.create(
             prompt=call.request.prompt, **common, **extra)
         resp = raw.parse()
-        choices = sorted(resp.choices, key=lambda c: c.index)
+        choices = _choices(resp, call.request.n)
         with_lp = all(c.logprobs is not None for c in choices) and "logprobs" in s
         return TeacherResult(
             key=call.key, status="ok", texts=[c.text for c in choices],
@@ -201,6 +201,15 @@ class OpenAITeacher(BaseTeacher):
             usage=_usage(resp.usage), request_id=raw.headers.get("x-request-id") or resp.id,
             created=resp.created,
         )
+
+
+def _choices(resp: Any, n: int) -> list[Any]:
+    """The answer's choices in order; a 200 without all of them is a malformed response."""
+    choices = getattr(resp, "choices", None)
+    if not isinstance(choices, list) or len(choices) != n:
+        got = len(choices) if isinstance(choices, list) else "no"
+        raise ValueError(f"expected {n} choice(s), got {got}")
+    return sorted(choices, key=lambda c: c.index)
 
 
 def _usage(usage: Any) -> Usage:

@@ -3,8 +3,8 @@
 Serves ``/v1/chat/completions``, ``/v1/completions`` (``logprobs``, ``echo``), ``/v1/models``
 and ``/health`` with scripted answers, and injects faults on demand: ``500``, ``503``,
 ``429`` (with ``Retry-After``), ``400``, ``hang`` (no answer until the client gives up),
-``malformed`` (a 200 whose body is not JSON), ``truncate`` (``finish_reason: length``) and
-``drop`` (the connection closes without a response).
+``malformed`` (a 200 whose body is not JSON), ``empty`` (a 200 without choices),
+``truncate`` (``finish_reason: length``) and ``drop`` (the connection closes unanswered).
 
 Each request is keyed by the sha256 of its JSON body, so a client's retries of one request
 share a key. ``calls[key]`` counts every call; ``paid[key]`` counts well-formed completions
@@ -27,7 +27,7 @@ from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-RETRYABLE_FAULTS = ("500", "503", "429", "hang", "malformed", "drop")
+RETRYABLE_FAULTS = ("500", "503", "429", "hang", "malformed", "empty", "drop")
 
 
 def request_key(body: dict) -> str:
@@ -225,6 +225,8 @@ def _make_handler(state: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
                 )
             elif fault == "malformed":
                 self._send(200, b'{"id": "chatcmpl-x", "choices": [ {"mess')
+            elif fault == "empty":  # valid JSON, but not a completion
+                self._send(200, {"id": "chatcmpl-x", "object": "chat.completion"})
             elif fault == "drop":
                 self.connection.setsockopt(
                     socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00"

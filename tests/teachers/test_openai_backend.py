@@ -20,7 +20,7 @@ def run(base_url, tmp_path, requests, **kw):
     return teacher, teacher.generate(requests)
 
 
-@pytest.mark.parametrize("fault", ["500", "503", "429", "hang", "malformed", "drop"])
+@pytest.mark.parametrize("fault", ["500", "503", "429", "hang", "malformed", "empty", "drop"])
 def test_transient_fault_is_retried_and_paid_once(server, tmp_path, fault):
     with server(faults={"q": [fault, fault]}, hang_s=5) as s:
         _, [res] = run(s.base_url, tmp_path, [ask("q")], timeout_s=0.3)
@@ -32,7 +32,8 @@ def test_transient_fault_is_retried_and_paid_once(server, tmp_path, fault):
 
 @pytest.mark.parametrize("fault, reason", [
     ("500", "http 500"), ("429", "http 429"), ("hang", "timeout"),
-    ("malformed", "malformed response"), ("drop", "connection error"),
+    ("malformed", "malformed response"), ("empty", "expected 1 choice(s), got no"),
+    ("drop", "connection error"),
 ])
 def test_retry_budget_exhausted_records_the_error(server, tmp_path, fault, reason):
     with server(faults={"q": [fault] * 10}, hang_s=5) as s:

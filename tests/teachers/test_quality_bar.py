@@ -10,7 +10,7 @@ from datagen.records import TeacherCall
 from datagen.teachers import TeacherRequest, make_teacher
 from tests.teachers.helpers import fast_config
 
-FAULTS = ("500", "503", "429", "hang", "malformed", "drop", "truncate")
+FAULTS = ("500", "503", "429", "hang", "malformed", "empty", "drop", "truncate")
 
 
 def test_thousand_requests_with_faults(server, tmp_path):
