@@ -33,18 +33,17 @@ def slurm_command(
     sbatch: Annotated[list[str] | None, typer.Option(
         "--sbatch", help="Extra #SBATCH option, e.g. --sbatch=--qos=high (repeatable).")] = None,
 ) -> None:
-    """Print a Slurm script: vllm serve the recipe's teacher, wait for /health, run COMMAND
-    against it (with --set teacher.base_url=... added), stop the server on exit.
+    """Print a Slurm script: vllm serve the recipe's teacher, wait for /health, run COMMAND, stop the server.
 
-    Everything after `--` is the command to run on the node.
+    Everything after `--` is the command run on the node; it gets --set teacher.base_url=... pointing at the server.
 
     Examples:
 
-      datagen job slurm -r tasks.yaml --gpus 8 -- datagen build tasks -r tasks.yaml > job.sh
+      datagen job slurm -r agent-tasks.yaml --gpus 8 -- datagen build tasks -r agent-tasks.yaml > job.sh
 
       sbatch job.sh
 
-      datagen job slurm --gpus 4 -p gpu -A proj -- datagen teacher run in.jsonl -o out.jsonl
+      datagen job slurm --gpus 4 -p gpu -A myproj -- datagen teacher run prompts.jsonl -o out/answers.jsonl
     """
     from datagen.config.teacher import load_teacher_block
     from datagen.errors import UserError

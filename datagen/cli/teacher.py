@@ -44,9 +44,9 @@ def ping_command(
 
     Examples:
 
-      datagen teacher ping --base-url http://127.0.0.1:8000/v1 --model Qwen/Qwen3-8B
+      datagen teacher ping --base-url http://127.0.0.1:8000/v1 --model Qwen/Qwen2.5-Coder-7B-Instruct
 
-      OPENAI_API_KEY=... datagen teacher ping --base-url https://api.openai.com/v1 -m gpt-4.1
+      OPENAI_API_KEY=... datagen teacher ping --base-url https://api.openai.com/v1 --model gpt-4.1-mini
     """
     from datagen.teachers.openai_backend import ping
 
@@ -78,20 +78,19 @@ def run_command(
 ) -> None:
     """Answer every line of PROMPTS.jsonl into --out, in input order, through the cache.
 
-    Native lines: {"id": "q1", "messages": [{"role": "user", "content": "..."}], "max_tokens": 256,
-    "temperature": 0.7, "n": 4, "seed": 1, "json_schema": {...}}. OpenAI Batch API lines
-    ({"custom_id", "method", "url", "body"}) get Batch API output lines back, so one file
-    moves between datagen, OpenAI's Batch API and vLLM's run_batch. A request that finally
-    fails gets its error inline. Every call is recorded in the manifest's teacher_calls.
+    Native lines: {"id": "q1", "messages": [...], "max_tokens": 256, "n": 4, "seed": 1, "json_schema": {...}}.
+
+    OpenAI Batch API lines ({"custom_id", "method", "url", "body"}) get Batch API output lines back.
+
+    A request that finally fails gets its error inline. Calls are recorded in the manifest's teacher_calls.
 
     Examples:
 
-      datagen teacher run prompts.jsonl --out out/results.jsonl --base-url http://h:8000/v1 -m M
+      datagen teacher run prompts.jsonl --out out/results.jsonl --base-url http://127.0.0.1:8000/v1 -m M
 
       datagen teacher run batch.jsonl -o out/answers.jsonl --set teacher.max_concurrency=128
 
-      datagen sql out "SELECT status, count(*), sum(completion_tokens) FROM teacher_calls
-      GROUP BY ALL"
+      datagen sql out "SELECT status, count(*), sum(completion_tokens) FROM teacher_calls GROUP BY ALL"
     """
     from datagen import __version__
     from datagen.config.base import recipe_hash
