@@ -72,9 +72,9 @@ def run_command(
     manifest: Annotated[Path | None, typer.Option(
         "--manifest", help="Where teacher_calls go (default: manifest.duckdb beside --out).")
     ] = None,
-    progress: Annotated[bool, typer.Option(
+    progress: Annotated[bool | None, typer.Option(
         "--progress/--no-progress", help="Progress bar (default: when stderr is a terminal).")
-    ] = sys.stderr.isatty(),
+    ] = None,
 ) -> None:
     """Answer every line of PROMPTS.jsonl into --out, in input order, through the cache.
 
@@ -108,7 +108,8 @@ def run_command(
     run_id = hashlib.sha256(f"{recipe_hash(config)}:{digest}".encode()).hexdigest()[:16]
     started = dt.datetime.now(dt.UTC).replace(tzinfo=None)
     teacher = make_teacher(config, run_id=run_id)
-    counts = run_file(teacher, prompts, out, progress=progress)
+    show = sys.stderr.isatty() if progress is None else progress
+    counts = run_file(teacher, prompts, out, progress=show)
     with Manifest(manifest or out.parent, tables=[RunRow, TeacherCall]) as db:
         db.upsert(RunRow, RunRow(
             run_id=run_id, command="teacher run", recipe_json=config.model_dump_json(),

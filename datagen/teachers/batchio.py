@@ -14,6 +14,7 @@ a line that cannot be read gets an output line with the error, nothing is droppe
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -128,7 +129,8 @@ def native_output(line: Line, result: TeacherResult | None) -> dict[str, Any]:
 
 def batch_output(line: Line, result: TeacherResult | None, model: str) -> dict[str, Any]:
     key = result.key if result is not None else f"line{line.number}"
-    out: dict[str, Any] = {"id": f"batch_req_{key[:24]}", "custom_id": line.custom_id,
+    line_id = hashlib.sha256(f"{line.custom_id}:{key}".encode()).hexdigest()[:24]
+    out: dict[str, Any] = {"id": f"batch_req_{line_id}", "custom_id": line.custom_id,
                            "response": None, "error": None}
     if result is None or result.status == "error":
         code = "invalid_request" if result is None else "teacher_error"

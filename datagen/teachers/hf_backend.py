@@ -47,6 +47,10 @@ class TransformersTeacher(BaseTeacher):
     async def _call_many(self, calls: list[Call], done: Done) -> None:
         groups: dict[str, list[int]] = defaultdict(list)
         for i, call in enumerate(calls):
+            if "logprobs" in call.sampling or call.sampling.get("echo"):
+                done(i, TeacherResult(key=call.key, status="error", attempts=0,
+                                      error="logprobs/echo are not supported by the transformers backend"))
+                continue
             sig = repr((sorted(call.sampling.items()), call.request.n, call.request.seed))
             groups[sig].append(i)
         size = self.config.transformers.batch_size

@@ -116,43 +116,46 @@ class OpenAITeacher(BaseTeacher):
         return min(wait, cfg.backoff_max_s)
 
     async def _with_retries(self, client: openai.AsyncOpenAI, call: Call) -> TeacherResult:
+        """Call until answered, a final error, or ``max_retries`` failed retries."""
         started = time.monotonic()
-        attempts = 0
-        error = "no attempt made"
-        while attempts <= self.config.max_retries:
+        attempts = failures = 0
+        while True:
             attempts += 1
+            schema_out = call.request.json_schema is not None and not self._schema_in_prompt
             try:
                 async with asyncio.timeout(self.config.timeout_s):
-                    result = await self._send(client, call)
+                    result = await self._send(client, call, schema_out)
                 return result.model_copy(update={
                     "attempts": attempts, "latency_s": time.monotonic() - started})
             except openai.BadRequestError as exc:
-                if self._refused_schema(call, exc):
-                    continue  # ask again at once; the schema is now checked here only
+                if schema_out and self._refused_schema(exc):
+                    continue  # ask again at once without response_format: not a failure
                 retry, error, requested = classify(exc)
             except Exception as exc:  # noqa: BLE001 - classify re-raises what it does not know
                 retry, error, requested = classify(exc)
-            if not retry:
+            failures += 1
+            if not retry or failures > self.config.max_retries:
                 break
-            if attempts <= self.config.max_retries:
-                await asyncio.sleep(self.backoff_s(attempts, requested))
+            await asyncio.sleep(self.backoff_s(failures, requested))
         return TeacherResult(
             key=call.key, status="error", attempts=attempts,
             latency_s=time.monotonic() - started,
             error=f"{error} (after {attempts} attempt{'s' if attempts > 1 else ''})",
         )
 
-    def _refused_schema(self, call: Call, exc: openai.BadRequestError) -> bool:
-        """In 'auto' mode, a 400 about response_format switches to prompt-only schemas."""
+    def _refused_schema(self, exc: openai.BadRequestError) -> bool:
+        """In 'auto' mode, a 400 about response_format switches to prompt-only schemas.
+
+        Calls already in flight with the schema get the same refusal; each is asked again.
+        """
         text = str(exc).lower()
-        if (self.config.structured_output == "auto" and call.request.json_schema is not None
-                and not self._schema_in_prompt
-                and any(w in text for w in ("response_format", "json_schema", "structured"))):
+        if self.config.structured_output == "auto" and any(
+                w in text for w in ("response_format", "json_schema", "structured")):
             self._schema_in_prompt = True
             return True
         return False
 
-    async def _send(self, client: openai.AsyncOpenAI, call: Call) -> TeacherResult:
+    async def _send(self, client: openai.AsyncOpenAI, call: Call, schema_out: bool) -> TeacherResult:
         s = call.sampling
         common: dict[str, Any] = {
             "model": self.config.model, "temperature": s["temperature"], "top_p": s["top_p"],
@@ -164,11 +167,10 @@ class OpenAITeacher(BaseTeacher):
             common["seed"] = call.request.seed
         if call.request.prompt is not None:
             return await self._complete(client, call, common)
-        schema = call.request.json_schema
-        if schema is not None and not self._schema_in_prompt:
+        if schema_out:
             common["response_format"] = {
                 "type": "json_schema",
-                "json_schema": {"name": "answer", "schema": schema, "strict": True},
+                "json_schema": {"name": "answer", "schema": call.request.json_schema, "strict": True},
             }
         raw = await client.chat.completions.with_raw_response.create(
             messages=call.messages, **common)

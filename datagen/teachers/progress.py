@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from datagen.teachers.types import TeacherResult
@@ -30,7 +31,7 @@ class TeacherProgress:
                 TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                 TextColumn("{task.fields[tok_s]:.0f} tok/s  {task.fields[errors]} errors  "
                            "{task.fields[cached]} cached"),
-                TimeElapsedColumn(), transient=False,
+                TimeElapsedColumn(), console=Console(stderr=True), transient=False,
             )
             self._progress.start()
             self._task = self._progress.add_task(

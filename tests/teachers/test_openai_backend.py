@@ -122,6 +122,16 @@ def test_auto_falls_back_when_server_refuses_response_format(server, tmp_path):
         assert "response_format" not in s.bodies[-1]
 
 
+def test_fallback_also_covers_calls_already_in_flight(server, tmp_path):
+    schema = {"type": "object", "required": ["a"]}
+    script = {f"q{i}": f'{{"a": {i}}}' for i in range(6)}
+    with server(script=script, reject_response_format=True) as s:
+        _, res = run(s.base_url, tmp_path, [ask(f"q{i}", json_schema=schema) for i in range(6)],
+                     max_concurrency=6, max_retries=0)
+        assert [r.parsed for r in res] == [[{"a": i}] for i in range(6)]
+        assert 7 <= s.total_calls <= 12
+
+
 def test_n_samples_seed_and_stop_are_sent(server, tmp_path):
     with server() as s:
         _, [res] = run(s.base_url, tmp_path,
