@@ -15,6 +15,7 @@ import json
 import re
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
@@ -154,17 +155,28 @@ class BaseTeacher:
                 for key, i in first_index.items() if key not in finals
             ]
 
+            # Cache writes go to one helper thread so file I/O overlaps the network waits;
+            # each answer is written as it arrives, so a crashed run resumes from there.
+            writer = ThreadPoolExecutor(1, "teacher-cache") if self.cache is not None else None
+            writes: list[Future] = []
+
             def finish(result: TeacherResult) -> None:
                 finals[result.key] = result
-                if self.cache is not None:
-                    self.cache.put(result)
+                if writer is not None:
+                    writes.append(writer.submit(self.cache.put, result))
                 bar.update(result)
 
-            if todo and not self._loaded:  # a fully cached batch needs no model at all
-                self.load()
-                self._loaded = True
-            while todo:
-                todo = await self._round(todo, finish)
+            try:
+                if todo and not self._loaded:  # a fully cached batch needs no model at all
+                    self.load()
+                    self._loaded = True
+                while todo:
+                    todo = await self._round(todo, finish)
+            finally:
+                if writer is not None:
+                    writer.shutdown(wait=True)
+            for write in writes:
+                write.result()  # a failed cache write (disk full...) is not silent
 
             out = []
             for i, (req, key) in enumerate(zip(requests, keys, strict=True)):
