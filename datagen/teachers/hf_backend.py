@@ -24,6 +24,7 @@ class TransformersTeacher(BaseTeacher):
     def load(self) -> None:
         try:
             import torch
+            import transformers
             from transformers import AutoModelForCausalLM, AutoTokenizer
         except ImportError as exc:
             raise UserError(install_hint("torch and transformers", "ppl")) from exc
@@ -35,7 +36,10 @@ class TransformersTeacher(BaseTeacher):
                  "bfloat16": torch.bfloat16}[opts.dtype]
         try:
             self.tokenizer = AutoTokenizer.from_pretrained(self.config.model)
-            self.model = AutoModelForCausalLM.from_pretrained(self.config.model, dtype=dtype)
+            # transformers renamed torch_dtype to dtype in 4.56
+            major, minor = (int(p) for p in transformers.__version__.split(".")[:2])
+            key = "dtype" if (major, minor) >= (4, 56) else "torch_dtype"
+            self.model = AutoModelForCausalLM.from_pretrained(self.config.model, **{key: dtype})
         except OSError as exc:
             raise UserError(f"cannot load teacher model {self.config.model}: {exc}") from exc
         self.model.to(device).eval()

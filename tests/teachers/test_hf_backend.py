@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from datagen.config.teacher import TeacherConfig
@@ -67,3 +69,21 @@ def test_missing_model_is_a_user_error(tmp_path):
     teacher = make_teacher(config(tmp_path / "nope", tmp_path))
     with pytest.raises(UserError, match="cannot load teacher model"):
         teacher.generate([ask("x")])
+
+
+def test_cli_run_with_the_local_model(tiny_model, tmp_path):
+    from typer.testing import CliRunner
+
+    from datagen.cli.app import app
+
+    src = tmp_path / "in.jsonl"
+    src.write_text('{"id": "a", "prompt": "def add(a, b):", "max_tokens": 6}\n'
+                   '{"id": "b", "messages": [{"role": "user", "content": "class"}], "max_tokens": 6}\n')
+    out = tmp_path / "o" / "out.jsonl"
+    res = CliRunner().invoke(app, ["teacher", "run", str(src), "-o", str(out), "--backend", "transformers",
+                                   "--model", str(tiny_model), "--set", f"teacher.cache_dir={tmp_path / 'c'}",
+                                   "--set", "teacher.transformers.device=cpu"])
+    assert res.exit_code == 0, res.output
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [r["id"] for r in rows] == ["a", "b"]
+    assert all(r["status"] in ("ok", "truncated") and r["usage"]["completion_tokens"] <= 6 for r in rows)
