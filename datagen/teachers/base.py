@@ -61,7 +61,6 @@ class Call:
     request: TeacherRequest
     sampling: dict[str, Any]
     messages: list[dict[str, str]] | None = None
-    use_response_format: bool = False
 
     def __post_init__(self) -> None:
         if self.request.messages is not None and self.messages is None:
@@ -239,10 +238,9 @@ class BaseTeacher:
     def _reask_call(self, call: Call, answer: str, error: str) -> Call:
         turns = [
             {"role": "assistant", "content": answer},
-            {"role": "user", "content": self.config.reask_template.format(error=error)},
+            {"role": "user", "content": self.config.reask_template.replace("{error}", error)},
         ]
-        return Call(call.key, call.request, call.sampling, (call.messages or []) + turns,
-                    call.use_response_format)
+        return Call(call.key, call.request, call.sampling, (call.messages or []) + turns)
 
     def _account(self, requests: Sequence[TeacherRequest], results: list[TeacherResult]) -> None:
         now = dt.datetime.now(dt.UTC).replace(tzinfo=None)

@@ -93,16 +93,17 @@ class OpenAITeacher(BaseTeacher):
         resolve_api_key(self.config)  # fail early, before any request is sent
 
     async def _call_many(self, calls: list[Call], done: Done) -> None:
-        sem = asyncio.Semaphore(self.config.max_concurrency)
+        """``max_concurrency`` workers share one queue of calls, so memory stays flat for
+        any batch size; a worker backing off keeps its slot (back-pressure on 429s)."""
         client = make_client(self.config)
+        queue = iter(enumerate(calls))
 
-        async def one(i: int, call: Call) -> None:
-            async with sem:
-                result = await self._with_retries(client, call)
-            done(i, result)
+        async def worker() -> None:
+            for i, call in queue:
+                done(i, await self._with_retries(client, call))
 
         try:
-            await asyncio.gather(*(one(i, c) for i, c in enumerate(calls)))
+            await asyncio.gather(*(worker() for _ in range(min(self.config.max_concurrency, len(calls)))))
         finally:
             await client.close()
 
