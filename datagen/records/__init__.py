@@ -2,14 +2,15 @@
 
 from datagen.records.base import Record
 from datagen.records.core import CodeFile, FileRow, RunRow, ShardRow
+from datagen.records.tasks import RunResult, TaskRecord, ValidationRow
 from datagen.records.teacher import TeacherCall
 
 # Every manifest table, in DDL order. Later builds append their records here.
-TABLES: list[type[Record]] = [RunRow, FileRow, ShardRow, TeacherCall]
+TABLES: list[type[Record]] = [RunRow, FileRow, ShardRow, ValidationRow, TeacherCall]
 # Records that are rows of an output dataset rather than manifest tables.
-DATASET_RECORDS: list[type[Record]] = [CodeFile]
+DATASET_RECORDS: list[type[Record]] = [CodeFile, TaskRecord]
 
 __all__ = [
-    "Record", "RunRow", "FileRow", "ShardRow", "TeacherCall", "CodeFile", "TABLES",
-    "DATASET_RECORDS",
+    "Record", "RunRow", "FileRow", "ShardRow", "CodeFile", "TaskRecord", "RunResult",
+    "ValidationRow", "TeacherCall", "TABLES", "DATASET_RECORDS",
 ]
