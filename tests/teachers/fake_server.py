@@ -21,6 +21,7 @@ import hashlib
 import json
 import random
 import socket
+import struct
 import threading
 from collections import Counter
 from collections.abc import Callable
@@ -228,9 +229,8 @@ def _make_handler(state: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
             elif fault == "empty":  # valid JSON, but not a completion
                 self._send(200, {"id": "chatcmpl-x", "object": "chat.completion"})
             elif fault == "drop":
-                self.connection.setsockopt(
-                    socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00"
-                )
+                # linger 0: close with a reset, as a crashed proxy or server would
+                self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
                 self.close_connection = True
                 self.connection.close()
             elif fault == "hang":
