@@ -64,6 +64,24 @@ CREATE TABLE IF NOT EXISTS validations (
     PRIMARY KEY (run_id, instance_id)
 );
 
+CREATE TABLE IF NOT EXISTS teacher_calls (
+    run_id VARCHAR,
+    custom_id VARCHAR,
+    request_hash VARCHAR NOT NULL,
+    model VARCHAR NOT NULL,
+    model_id VARCHAR NOT NULL,
+    backend VARCHAR NOT NULL,
+    n BIGINT NOT NULL,
+    prompt_tokens BIGINT NOT NULL,
+    completion_tokens BIGINT NOT NULL,
+    latency_s DOUBLE NOT NULL,
+    attempts BIGINT NOT NULL,
+    status VARCHAR NOT NULL,
+    error VARCHAR,
+    cached BOOLEAN NOT NULL,
+    created_at TIMESTAMP NOT NULL
+);
+
 CREATE TABLE IF NOT EXISTS clusters (
     run_id VARCHAR NOT NULL,
     cluster_id VARCHAR NOT NULL,

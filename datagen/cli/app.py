@@ -8,7 +8,7 @@ import sys
 import typer
 
 from datagen import __version__
-from datagen.cli import build, sandbox, sql
+from datagen.cli import build, job, sandbox, sql, teacher
 from datagen.errors import UserError
 
 app = typer.Typer(
@@ -25,6 +25,8 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 app.add_typer(build.app, name="build")
+app.add_typer(teacher.app, name="teacher")
+app.add_typer(job.app, name="job")
 app.command("sql")(sql.sql_command)
 app.add_typer(sandbox.app, name="sandbox")
 app.command("validate")(sandbox.validate_command)

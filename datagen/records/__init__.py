@@ -3,13 +3,14 @@
 from datagen.records.base import Record
 from datagen.records.core import ClusterRow, CodeFile, FileRow, RunRow, ShardRow
 from datagen.records.tasks import RunResult, TaskRecord, ValidationRow
+from datagen.records.teacher import TeacherCall
 
 # Every manifest table, in DDL order. Later builds append their records here.
-TABLES: list[type[Record]] = [RunRow, FileRow, ShardRow, ValidationRow, ClusterRow]
+TABLES: list[type[Record]] = [RunRow, FileRow, ShardRow, ValidationRow, TeacherCall, ClusterRow]
 # Records that are rows of an output dataset rather than manifest tables.
 DATASET_RECORDS: list[type[Record]] = [CodeFile, TaskRecord]
 
 __all__ = [
     "Record", "RunRow", "FileRow", "ShardRow", "ClusterRow", "CodeFile", "TaskRecord", "RunResult",
-    "ValidationRow", "TABLES", "DATASET_RECORDS",
+    "ValidationRow", "TeacherCall", "TABLES", "DATASET_RECORDS",
 ]
