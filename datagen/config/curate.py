@@ -16,9 +16,12 @@ class NearDedupConfig(StrictModel):
     bands: int = Field(14, ge=1)
     rows: int = Field(8, ge=1, description="signature rows per band")
     threshold: float = Field(0.75, gt=0, le=1, description="min estimated Jaccard to merge")
+    rep_threshold: float = Field(
+        0.6, ge=0, le=1, description="min estimated Jaccard of a duplicate to its representative (0: components)"
+    )
     seed: int = 42
     partitions: int = Field(4, ge=1, description="hash-range files per band (bounds memory)")
-    batch_bytes: int = Field(32 << 20, ge=1 << 16, description="text per signature batch")
+    batch_bytes: int = Field(8 << 20, ge=1 << 16, description="text per signature batch (small: cache friendly)")
 
     @property
     def num_perm(self) -> int:

@@ -10,7 +10,7 @@
 3. ``cluster`` (main process): unique candidate pairs, keep those whose estimated Jaccard
    reaches ``threshold`` (precision), connected components, then each component split
    into stars: the first file by the representative rule takes every file within
-   ``threshold`` of it, the next unassigned file starts the next star, and so on.
+   ``rep_threshold`` of it, the next unassigned file starts the next star, and so on.
 
 Representative rule: the longest file (bytes), then the smallest (repo, path, file_id).
 ``cluster_id`` is the representative's ``file_id``.
@@ -244,7 +244,7 @@ def cluster(out: Path, cfg: NearDedupConfig, ranks: int) -> Path:
     members = pl.from_arrow(pa.concat_tables(parts)).sort(
         ["label", "bytes", "repo", "path", "file_id"], descending=[False, True, False, False, False]
     )
-    rep = _stars(members["label"].to_numpy(), _gather(sig_mm, members["gid"].to_numpy()), cfg.threshold)
+    rep = _stars(members["label"].to_numpy(), _gather(sig_mm, members["gid"].to_numpy()), cfg.rep_threshold)
     return _write_clusters(members.with_columns(pl.Series("rep", rep)), target)
 
 

@@ -109,7 +109,8 @@ def test_chains_do_not_make_far_files_duplicates(tmp_path, rng):
     for i, name in enumerate("bcdef", start=1):
         texts[name] = "".join(blocks[2 * i : 2 * i + 40])
     rows = [crawl_row(name, "m.py", text) for name, text in texts.items()]
-    table = pq.read_table(near_dedup([write_crawl(tmp_path / "c.parquet", rows)], tmp_path / "w", NearDedupConfig()))
+    cfg = NearDedupConfig(rep_threshold=0.75)
+    table = pq.read_table(near_dedup([write_crawl(tmp_path / "c.parquet", rows)], tmp_path / "w", cfg))
     by_id = {r["file_id"]: r for r in table.to_pylist()}
     assert by_id["b/m.py"]["duplicate_of"] == "a/m.py"
     assert shingle_jaccard(texts["a"], texts["f"]) < 0.65
@@ -118,3 +119,6 @@ def test_chains_do_not_make_far_files_duplicates(tmp_path, rng):
         if r["duplicate_of"]:
             dup, rep = r["file_id"].split("/")[0], r["duplicate_of"].split("/")[0]
             assert shingle_jaccard(texts[dup], texts[rep]) >= 0.68, (dup, rep)
+    # rep_threshold 0: plain connected components, one cluster around A.
+    loose = pq.read_table(near_dedup([tmp_path / "c.parquet"], tmp_path / "w0", NearDedupConfig(rep_threshold=0)))
+    assert set(loose["cluster_id"].to_pylist()) == {"a/m.py"} and loose.num_rows == 6
