@@ -77,7 +77,7 @@ class SignatureStep(PipelineStep):
             if i % world_size != rank:
                 continue
             pf = pq.ParquetFile(path)
-            for batch in pf.iter_batches(batch_size=4096, columns=cols):
+            for batch in pf.iter_batches(batch_size=256, columns=cols):
                 table = pa.Table.from_batches([batch])
                 keep = pc.equal(table["decision"], "kept")
                 if excluded:
