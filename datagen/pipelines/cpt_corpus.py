@@ -27,7 +27,7 @@ import pyarrow.parquet as pq
 from rich.console import Console
 
 from datagen import __version__
-from datagen.config.base import canonical_json, load_recipe, recipe_hash
+from datagen.config.base import canonical_json, load_recipe, recipe_hash, validate
 from datagen.config.cpt import CptCorpusRecipe
 from datagen.crawl.reader import RepoFileReader
 from datagen.crawl.rules import CrawlRules
@@ -87,7 +87,8 @@ def run_cpt_corpus(
         update["output"] = str(output)
     if workers is not None:
         update["workers"] = workers
-    cfg = cfg.model_copy(update=update)
+    if update:  # flags are validated like recipe fields (e.g. --workers 0 is refused)
+        cfg = validate(CptCorpusRecipe, {**cfg.model_dump(mode="json"), **update}, "command line")
     out = Path(cfg.output)
     rules = CrawlRules.from_config(cfg.crawl)
 
@@ -244,8 +245,14 @@ def _already_built(out: Path, run_id: str) -> bool:
     except duckdb.Error:
         return False
     try:
-        row = con.execute("SELECT status FROM runs WHERE run_id = ?", [run_id]).fetchone()
-        if not row or row[0] != "finished":
+        row = con.execute("SELECT status FROM runs WHERE run_id = ?", [run_id]).fetchall()
+        if not row or row[0][0] != "finished":
+            return False
+        # The folder must hold *this* run's files and shards, not a later build's.
+        other = con.execute(
+            "SELECT (SELECT count(*) FROM files WHERE run_id <> $1) + (SELECT count(*) FROM shards WHERE run_id <> $1)"
+            " + (SELECT count(*) = 0 FROM files)", [run_id]).fetchall()[0][0]
+        if other:
             return False
         shards = con.execute("SELECT path, bytes FROM shards").fetchall()
     except duckdb.Error:
