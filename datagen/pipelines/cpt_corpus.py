@@ -249,10 +249,10 @@ def _already_built(out: Path, run_id: str) -> bool:
         if not row or row[0][0] != "finished":
             return False
         # The folder must hold *this* run's files and shards, not a later build's.
-        other = con.execute(
-            "SELECT (SELECT count(*) FROM files WHERE run_id <> $1) + (SELECT count(*) FROM shards WHERE run_id <> $1)"
-            " + (SELECT count(*) = 0 FROM files)", [run_id]).fetchall()[0][0]
-        if other:
+        mine, others = con.execute(
+            "SELECT count(*) FILTER (run_id = $1), count(*) FILTER (run_id <> $1) FROM "
+            "(SELECT run_id FROM files UNION ALL SELECT run_id FROM shards)", [run_id]).fetchall()[0]
+        if not mine or others:
             return False
         shards = con.execute("SELECT path, bytes FROM shards").fetchall()
     except duckdb.Error:
