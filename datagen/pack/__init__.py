@@ -1,0 +1,1 @@
+"""Repo-level ordering (tree-sitter import graph), tokenization and sequence packing."""

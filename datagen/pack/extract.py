@@ -1,0 +1,185 @@
+"""Import specifiers of one source file, read with tree-sitter queries.
+
+The queries are data (``datagen/pack/queries/<lang>.scm``). ``extract_imports`` returns
+raw specifiers in a small language-neutral shape; ``resolve.py`` maps them to repo files.
+Parsers and compiled queries are cached per process (building them costs ~1 ms each).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import cache
+from importlib import resources
+from typing import Any
+
+# lang id (as the crawl writes it) -> (grammar module, attribute of its language function)
+GRAMMARS: dict[str, tuple[str, str]] = {
+    "python": ("tree_sitter_python", "language"),
+    "javascript": ("tree_sitter_javascript", "language"),
+    "typescript": ("tree_sitter_typescript", "language_typescript"),
+    "tsx": ("tree_sitter_typescript", "language_tsx"),
+    "go": ("tree_sitter_go", "language"),
+    "rust": ("tree_sitter_rust", "language"),
+    "java": ("tree_sitter_java", "language"),
+    "c": ("tree_sitter_c", "language"),
+    "cpp": ("tree_sitter_cpp", "language"),
+}
+QUERY_FILE = {"tsx": "typescript"}
+SUPPORTED = frozenset(GRAMMARS) - {"tsx"}
+
+
+@dataclass
+class Imports:
+    """What one file imports, before resolution.
+
+    ``specs`` are (kind, value) pairs; kinds per language:
+    python ``module`` (dotted, may start with dots) and ``from`` (module, names);
+    js/ts ``spec``; go ``path``; rust ``mod`` (name) and ``use`` (segments tuple) and
+    ``crate``; java ``import``; c/cpp ``local`` and ``system``.
+    """
+
+    specs: list[tuple[str, Any]] = field(default_factory=list)
+    package: str | None = None  # java only
+    parse_error: bool = False
+
+
+@cache
+def _language(lang: str) -> Any:
+    import importlib
+
+    import tree_sitter
+
+    module, attr = GRAMMARS[lang]
+    return tree_sitter.Language(getattr(importlib.import_module(module), attr)())
+
+
+@cache
+def _parser(lang: str) -> Any:
+    import tree_sitter
+
+    return tree_sitter.Parser(_language(lang))
+
+
+@cache
+def _query(lang: str) -> Any:
+    import tree_sitter
+
+    name = QUERY_FILE.get(lang, lang)
+    src = resources.files("datagen.pack").joinpath(f"queries/{name}.scm").read_text("utf-8")
+    return tree_sitter.Query(_language(lang), src)
+
+
+def _text(node: Any) -> str:
+    return node.text.decode("utf-8", "replace")
+
+
+def extract_imports(lang: str, path: str, text: str) -> Imports:
+    """Parse ``text`` as ``lang`` and return its import specifiers (empty if unsupported)."""
+    import tree_sitter
+
+    if lang == "typescript" and path.endswith(".tsx"):
+        lang = "tsx"
+    if lang not in GRAMMARS:
+        return Imports()
+    tree = _parser(lang).parse(text.encode("utf-8", "surrogatepass"))
+    caps = tree_sitter.QueryCursor(_query(lang)).captures(tree.root_node)
+    out = Imports(parse_error=tree.root_node.has_error)
+    # captures come grouped by name; sort each group by position for a stable order
+    caps = {k: sorted(v, key=lambda n: n.start_byte) for k, v in caps.items()}
+    handler = _HANDLERS.get(QUERY_FILE.get(lang, lang))
+    if handler:
+        handler(caps, out)
+    return out
+
+
+def _python(caps: dict, out: Imports) -> None:
+    for node in caps.get("import", []):
+        out.specs.append(("module", _text(node)))
+    for node in caps.get("from", []):
+        mod = node.child_by_field_name("module_name")
+        if mod is None:
+            continue
+        names = []
+        for child in node.children_by_field_name("name"):
+            if child.type == "aliased_import":
+                child = child.child_by_field_name("name")
+            names.append(_text(child))
+        out.specs.append(("from", (_text(mod).replace(" ", ""), tuple(names))))
+
+
+def _js(caps: dict, out: Imports) -> None:
+    for node in caps.get("spec", []):
+        out.specs.append(("spec", _text(node)))
+
+
+def _go(caps: dict, out: Imports) -> None:
+    for node in caps.get("path", []):
+        out.specs.append(("path", _text(node)))
+
+
+def _rust_use_paths(node: Any, prefix: tuple[str, ...]) -> list[tuple[str, ...]]:
+    """Expand a use tree (`a::{b, c::D}`) into flat segment paths."""
+    t = node.type
+    if t in ("identifier", "crate", "self", "super", "metavariable"):
+        return [prefix + (_text(node),)]
+    if t == "scoped_identifier":
+        path = node.child_by_field_name("path")
+        head = _rust_use_paths(path, prefix)[0] if path is not None else prefix
+        return [head + (_text(node.child_by_field_name("name")),)]
+    if t == "use_as_clause":
+        return _rust_use_paths(node.child_by_field_name("path"), prefix)
+    if t == "use_wildcard":
+        inner = [c for c in node.named_children]
+        return _rust_use_paths(inner[0], prefix) if inner else [prefix]
+    if t == "scoped_use_list":
+        path = node.child_by_field_name("path")
+        head = _rust_use_paths(path, prefix)[0] if path is not None else prefix
+        return _rust_use_paths(node.child_by_field_name("list"), head)
+    if t == "use_list":
+        paths: list[tuple[str, ...]] = []
+        for child in node.named_children:
+            paths.extend(_rust_use_paths(child, prefix))
+        return paths
+    return []
+
+
+def _rust(caps: dict, out: Imports) -> None:
+    for node in caps.get("mod", []):
+        out.specs.append(("mod", _text(node)))
+    for node in caps.get("use", []):
+        for path in _rust_use_paths(node, ()):
+            out.specs.append(("use", path))
+    for node in caps.get("crate", []):
+        out.specs.append(("crate", _text(node)))
+
+
+_JAVA_IMPORT = re.compile(r"^import\s+(?:static\s+)?([\w.$]+(?:\s*\.\s*\*)?)\s*;?$", re.S)
+
+
+def _java(caps: dict, out: Imports) -> None:
+    for node in caps.get("package", []):
+        out.package = re.sub(r"\s+", "", _text(node))
+    for node in caps.get("import", []):
+        m = _JAVA_IMPORT.match(" ".join(_text(node).split()))
+        if m:
+            out.specs.append(("import", re.sub(r"\s+", "", m.group(1))))
+
+
+def _c(caps: dict, out: Imports) -> None:
+    for node in caps.get("local", []):
+        out.specs.append(("local", _text(node)))
+    for node in caps.get("system", []):
+        out.specs.append(("system", _text(node)[1:-1]))
+
+
+_HANDLERS = {
+    "python": _python,
+    "javascript": _js,
+    "typescript": _js,
+    "go": _go,
+    "rust": _rust,
+    "java": _java,
+    "c": _c,
+    "cpp": _c,
+}
