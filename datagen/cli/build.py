@@ -35,12 +35,15 @@ def cpt_corpus(
 
       datagen build cpt-corpus -i ./repos/* -o out/cpt --set crawl.max_file_bytes=200000 -w 2
     """
+    from datagen.cli.summary import print_build_summary
     from datagen.pipelines.cpt_corpus import run_cpt_corpus
 
-    run_cpt_corpus(
-        inputs=_split_inputs((input or []) + (paths or [])), output=output, recipe=recipe, overrides=set_ or [],
-        workers=workers, force=force,
+    result = run_cpt_corpus(
+        inputs=_split_inputs((input or []) + (paths or [])), output=output, recipe=recipe,
+        overrides=set_ or [], workers=workers, force=force,
     )
+    if not result.skipped:
+        print_build_summary(result)
 
 
 def _split_inputs(values: list[str] | None) -> list[str] | None:

@@ -68,3 +68,24 @@ def sql_type_of(annotation: Any) -> tuple[str, bool]:
     if annotation in _SCALARS:
         return _SCALARS[annotation], False
     raise TypeError(f"no SQL type for {annotation!r}")
+
+
+def arrow_schema(record: type[Record], exclude: tuple[str, ...] = (), extra: dict | None = None):
+    """Arrow schema of a record's fields (in order), minus ``exclude``, plus ``extra``."""
+    import pyarrow as pa
+
+    scalar = {
+        "VARCHAR": pa.string(), "BIGINT": pa.int64(), "DOUBLE": pa.float64(),
+        "BOOLEAN": pa.bool_(), "TIMESTAMP": pa.timestamp("us"), "DATE": pa.date32(),
+        "BLOB": pa.binary(), "JSON": pa.string(),
+    }
+    fields = []
+    for name, field in record.model_fields.items():
+        if name in exclude:
+            continue
+        sql, nullable = sql_type_of(field.annotation)
+        typ = pa.list_(scalar[sql[:-2]]) if sql.endswith("[]") else scalar[sql]
+        fields.append(pa.field(name, typ, nullable=nullable))
+    for name, typ in (extra or {}).items():
+        fields.append(pa.field(name, typ))
+    return pa.schema(fields)

@@ -1,0 +1,35 @@
+"""The summary table printed at the end of a build."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.table import Table
+
+
+def _human(n: float) -> str:
+    for unit in ("B", "KB", "MB", "GB", "TB"):
+        if abs(n) < 1024 or unit == "TB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+    return str(n)
+
+
+def print_build_summary(result, console: Console | None = None) -> None:
+    console = console or Console()
+    table = Table(title=f"cpt-corpus → {result.output}", show_header=True)
+    table.add_column("files")
+    table.add_column("count", justify="right")
+    table.add_column("", justify="right")
+    table.add_row("seen", str(result.seen), "")
+    table.add_row("kept", str(result.kept), _human(result.kept_bytes))
+    dropped = sum(result.dropped_by_reason.values())
+    table.add_row("dropped", str(dropped), "")
+    for reason, n in result.dropped_by_reason.items():
+        table.add_row(f"  {reason}", str(n), "")
+    console.print(table)
+    mb = result.kept_bytes / 1e6
+    console.print(
+        f"{len(result.shards)} shard(s) in {result.output / 'data'}; manifest "
+        f"{result.output / 'manifest.duckdb'}; {result.seconds:.1f} s "
+        f"({result.seen / max(result.seconds, 1e-9):.0f} files/s, {mb / max(result.seconds, 1e-9):.1f} MB/s kept)"
+    )

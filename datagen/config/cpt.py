@@ -1,0 +1,55 @@
+"""Recipe model of ``datagen build cpt-corpus`` (default: ``pipelines/cpt-corpus.yaml``)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from datagen.config.base import StrictModel
+
+
+class CrawlConfig(StrictModel):
+    max_file_bytes: int = Field(1_000_000, gt=0, description="larger files are skipped: too_large")
+    respect_gitignore: bool = True
+    rules: str = Field("crawl.yaml", description="rule pack in filters/ (vendored, generated, binary)")
+    licenses: str | list[str] = Field(
+        "permissive", description="a list name in filters/licenses.yaml, 'any', or SPDX ids"
+    )
+    allow_unknown_license: bool | None = Field(None, description="None: the rule pack's default")
+    repo_names: dict[str, str] = Field(default_factory=dict, description="input path -> repo name")
+    files_per_task: int = Field(2000, gt=0, description="files per datatrove task (crawl stage)")
+
+
+class QualityConfig(StrictModel):
+    enabled: bool = True
+    rules: str = "quality.yaml"
+
+
+class DedupConfig(StrictModel):
+    exact: bool = True
+
+
+class ShardsConfig(StrictModel):
+    max_bytes: int = Field(256 * 1024 * 1024, gt=0, description="text bytes per shard (cap)")
+    row_group_rows: int = Field(1000, gt=0)
+    compression: Literal["zstd", "snappy", "gzip", "none"] = "zstd"
+    compression_level: int = 3
+    split: str = "train"
+
+
+class CardConfig(StrictModel):
+    pretty_name: str = "datagen CPT code corpus"
+    tags: list[str] = Field(default_factory=lambda: ["code", "datagen", "continued-pretraining"])
+
+
+class CptCorpusRecipe(StrictModel):
+    name: str = "cpt-corpus"
+    inputs: list[str] = Field(default_factory=list, description="dirs / git repos / globs")
+    output: str = "out/cpt-corpus"
+    workers: int = Field(1, ge=1)
+    crawl: CrawlConfig = CrawlConfig()
+    dedup: DedupConfig = DedupConfig()
+    quality: QualityConfig = QualityConfig()
+    shards: ShardsConfig = ShardsConfig()
+    card: CardConfig = CardConfig()

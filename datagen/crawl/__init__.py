@@ -1,0 +1,1 @@
+"""Sources: list repositories (directories, git working trees, bare repos) and read files."""

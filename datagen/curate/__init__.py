@@ -1,0 +1,1 @@
+"""Curation steps: dedup, quality, syntax, secrets, decontamination."""

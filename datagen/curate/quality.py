@@ -1,0 +1,86 @@
+"""StarCoder-style quality heuristics for code: score every file, then decide per language.
+
+Scores (``FileRow`` fields): max_line_length, avg_line_length, alnum_fraction. Data-like
+lines (long runs of numbers, hex or base64) are counted for the ``data_lines`` check.
+Thresholds come from ``filters/quality.yaml``; each drop names the check that failed.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from datatrove.data import Document
+
+from datagen.config.base import load_yaml_pack
+from datagen.curate.base import FileStep, drop
+
+_DATA_LINE = re.compile(
+    r"^\s*(?:[-+]?(?:0x[0-9a-fA-F]+|\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)\s*,\s*){8,}"  # number lists
+    r"|[A-Za-z0-9+/=]{120,}"  # base64 / hex blobs
+)
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    max_line_length: int | None = None
+    avg_line_length: float | None = None
+    min_alnum_fraction: float | None = None
+    max_data_line_fraction: float | None = None
+    min_lines: int | None = None
+
+
+def load_thresholds(rules: str) -> dict[str, Thresholds]:
+    pack = load_yaml_pack(rules)
+    default = pack.get("default", {})
+    table = {"*": Thresholds(**default)}
+    for lang, over in (pack.get("languages") or {}).items():
+        table[lang] = Thresholds(**{**default, **(over or {})})
+    return table
+
+
+def quality_scores(text: str) -> dict[str, float | int]:
+    lines = text.splitlines() or [""]
+    lengths = [len(line) for line in lines]
+    alnum = sum(ch.isalnum() for ch in text)
+    data_lines = sum(1 for line in lines if _DATA_LINE.search(line))
+    return {
+        "max_line_length": max(lengths),
+        "avg_line_length": round(sum(lengths) / len(lines), 4),
+        "alnum_fraction": round(alnum / len(text), 6) if text else 0.0,
+        "data_line_fraction": data_lines / len(lines),
+        "lines": len(lines),
+    }
+
+
+def quality_reason(scores: dict, t: Thresholds) -> str | None:
+    if t.min_lines is not None and scores["lines"] < t.min_lines:
+        return "too_few_lines"
+    if t.max_line_length is not None and scores["max_line_length"] > t.max_line_length:
+        return "max_line_length"
+    if t.avg_line_length is not None and scores["avg_line_length"] > t.avg_line_length:
+        return "avg_line_length"
+    if t.min_alnum_fraction is not None and scores["alnum_fraction"] < t.min_alnum_fraction:
+        return "alnum_fraction"
+    if t.max_data_line_fraction is not None and scores["data_line_fraction"] > t.max_data_line_fraction:
+        return "data_lines"
+    return None
+
+
+class QualityFilter(FileStep):
+    """Writes the quality scores of every kept file and drops those over a threshold."""
+
+    name = "quality"
+
+    def __init__(self, rules: str = "quality.yaml"):
+        super().__init__()
+        self.thresholds = load_thresholds(rules)
+
+    def process(self, doc: Document) -> None:
+        scores = quality_scores(doc.text)
+        for key in ("max_line_length", "avg_line_length", "alnum_fraction"):
+            doc.metadata[key] = scores[key]
+        t = self.thresholds.get(doc.metadata.get("lang") or "*", self.thresholds["*"])
+        reason = quality_reason(scores, t)
+        if reason:
+            drop(doc, reason)

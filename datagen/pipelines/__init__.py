@@ -1,0 +1,1 @@
+"""One module per build: wires the steps into datatrove pipelines."""

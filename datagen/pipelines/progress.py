@@ -1,0 +1,66 @@
+"""Progress bars (rich) for the builds, including one over datatrove tasks."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import threading
+from collections.abc import Callable, Iterator
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+
+def _progress(console: Console) -> Progress:
+    return Progress(
+        TextColumn("[bold blue]{task.description:<16}"), BarColumn(), MofNCompleteColumn(),
+        TimeElapsedColumn(), console=console, transient=False,
+        disable=os.environ.get("DATAGEN_NO_PROGRESS") == "1",
+    )
+
+
+@contextlib.contextmanager
+def progress_bar(console: Console, description: str, total: int | None) -> Iterator[Callable[[int], None]]:
+    """A bar; yields ``advance(n)``."""
+    with _progress(console) as prog:
+        task = prog.add_task(description, total=total)
+        yield lambda n=1: prog.advance(task, n)
+
+
+def run_with_rank_progress(executor, console: Console, description: str, tasks: int, *,
+                           files_per_task: int, total_files: int) -> None:
+    """Run a datatrove executor while a bar follows its completed ranks (in files)."""
+    completions = os.path.join(str(executor.logging_dir.path), "completions")
+    error: list[BaseException] = []
+
+    def target() -> None:
+        try:
+            executor.run()
+        except BaseException as exc:  # re-raised in the caller's thread
+            error.append(exc)
+
+    thread = threading.Thread(target=target, name="datatrove-executor", daemon=True)
+
+    def done_files() -> int:
+        try:
+            ranks = [int(n) for n in os.listdir(completions) if n.isdigit()]
+        except FileNotFoundError:
+            return 0
+        return sum(min(files_per_task, total_files - r * files_per_task) for r in ranks)
+
+    with _progress(console) as prog:
+        task = prog.add_task(description, total=total_files, completed=done_files())
+        thread.start()
+        while thread.is_alive():
+            thread.join(0.2)
+            prog.update(task, completed=done_files())
+        prog.update(task, completed=done_files())
+    if error:
+        raise error[0]
+    missing = tasks - len([n for n in os.listdir(completions) if n.isdigit()]) if os.path.isdir(completions) else tasks
+    if missing:
+        raise RuntimeError(f"{missing} of {tasks} {description} tasks did not complete; "
+                           f"see the task logs in {executor.logging_dir.path}/logs")
+
+
+__all__ = ["progress_bar", "run_with_rank_progress"]

@@ -1,0 +1,133 @@
+"""Write kept files into size-capped parquet shards in Hugging Face layout.
+
+Files stream out of DuckDB sorted by (repo, path); within a repo an ordering function
+may reorder them (repo-level ordering). Shards are written under temporary names and
+moved into ``data/`` as ``<split>-00000-of-000NN.parquet`` once their count is known.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+import duckdb
+import pyarrow as pa
+import pyarrow.parquet as pq
+from rich.console import Console
+
+from datagen.config.cpt import ShardsConfig
+from datagen.pipelines.progress import progress_bar
+from datagen.records import CodeFile, ShardRow
+from datagen.records.base import arrow_schema
+
+OrderFn = Callable[[list[dict]], list[dict]]
+
+
+def by_path(rows: list[dict]) -> list[dict]:
+    """Default in-repo order: as sorted (by path)."""
+    return rows
+
+
+def iter_repos(con: duckdb.DuckDBPyConnection, crawl_files: list[str], batch_rows: int = 2048):
+    """Yield (repo, rows) for every repo with kept files, rows sorted by path."""
+    rel = con.cursor().sql(
+        """
+        SELECT c.file_id AS id, c.repo, c.path, c.lang, c.license, c.text
+        FROM read_parquet(?) c JOIN files f USING (file_id)
+        WHERE f.decision = 'kept' ORDER BY c.repo, c.path
+        """,
+        params=[crawl_files],
+    )
+    reader = rel.to_arrow_reader(batch_rows)
+    current: str | None = None
+    rows: list[dict] = []
+    for batch in reader:
+        for row in batch.to_pylist():
+            if row["repo"] != current and rows:
+                yield current, rows
+                rows = []
+            current = row["repo"]
+            rows.append(row)
+    if rows:
+        yield current, rows
+
+
+def write_text_shards(
+    con: duckdb.DuckDBPyConnection, crawl_files: list[str], data_dir: Path, tmp_dir: Path,
+    cfg: ShardsConfig, console: Console, order: OrderFn = by_path,
+) -> list[ShardRow]:
+    """Write the shards; fills table ``shard_of(file_id, shard)``; returns shard rows."""
+    schema = arrow_schema(CodeFile)
+    compression = None if cfg.compression == "none" else cfg.compression
+    level = cfg.compression_level if cfg.compression in ("zstd", "gzip") else None
+    tmp_dir.mkdir(parents=True, exist_ok=True)
+    for old in tmp_dir.glob("*"):
+        old.unlink()
+    (total,) = con.execute("SELECT count(*) FROM files WHERE decision='kept'").fetchone()
+    parts: list[tuple[Path, list[str]]] = []
+    writer: pq.ParquetWriter | None = None
+    ids: list[str] = []
+    size = 0
+    pending: list[dict] = []
+
+    def flush() -> None:
+        nonlocal pending
+        if pending and writer is not None:
+            writer.write_table(pa.Table.from_pylist(pending, schema=schema))
+            pending = []
+
+    def close() -> None:
+        nonlocal writer, ids, size
+        if writer is not None:
+            flush()
+            writer.close()
+            parts.append((path, ids))
+        writer, ids, size = None, [], 0
+
+    with progress_bar(console, "writing shards", total) as advance:
+        for _repo, rows in iter_repos(con, crawl_files):
+            for row in order(rows):
+                if writer is None:
+                    path = tmp_dir / f"part-{len(parts):05d}.parquet"
+                    writer = pq.ParquetWriter(path, schema, compression=compression,
+                                              compression_level=level)
+                pending.append(row)
+                ids.append(row["id"])
+                size += len(row["text"].encode("utf-8", "surrogatepass"))
+                if len(pending) >= cfg.row_group_rows:
+                    flush()
+                if size >= cfg.max_bytes:
+                    close()
+                advance(1)
+        close()
+
+    data_dir.mkdir(parents=True, exist_ok=True)
+    for stale in data_dir.glob(f"{cfg.split}-*.parquet"):
+        stale.unlink()
+    n = len(parts)
+    shard_rows: list[ShardRow] = []
+    assignments: list[dict] = []
+    for i, (tmp_path, file_ids) in enumerate(parts):
+        rel = f"data/{cfg.split}-{i:05d}-of-{n:05d}.parquet"
+        final = data_dir.parent / rel
+        os.replace(tmp_path, final)
+        shard_rows.append(ShardRow(run_id="", path=rel, rows=len(file_ids),
+                                   bytes=final.stat().st_size, sha256=_sha256(final)))
+        assignments.extend({"file_id": f, "shard": rel} for f in file_ids)
+    con.execute("CREATE OR REPLACE TABLE shard_of (file_id VARCHAR, shard VARCHAR)")
+    if assignments:
+        tbl = pa.Table.from_pylist(assignments)
+        con.register("_assign", tbl)
+        con.execute("INSERT INTO shard_of SELECT * FROM _assign")
+        con.unregister("_assign")
+    return shard_rows
+
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()

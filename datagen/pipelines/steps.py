@@ -1,0 +1,85 @@
+"""Pipeline plumbing shared by the builds: the per-rank parquet writer and a quiet executor."""
+
+from __future__ import annotations
+
+import io
+import os
+import sys
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+from datatrove.data import DocumentsPipeline
+from datatrove.executor.local import LocalPipelineExecutor
+from datatrove.pipeline.base import PipelineStep
+
+from datagen.records import FileRow
+from datagen.records.base import arrow_schema
+
+CRAWL_EXCLUDE = ("run_id", "shard")
+
+
+def crawl_schema() -> pa.Schema:
+    """Columns of the crawl stage's parquet: FileRow fields (minus run-level ones) + text."""
+    return arrow_schema(FileRow, exclude=CRAWL_EXCLUDE, extra={"text": pa.large_string()})
+
+
+class RowsParquetWriter(PipelineStep):
+    """Writes every document of a rank (kept or dropped) to ``<folder>/<rank>.parquet``.
+
+    The file is written under a temporary name and renamed when the rank finishes, so a
+    killed rank leaves no half file behind and is simply run again.
+    """
+
+    name = "rows → parquet"
+    type = "💽 - WRITER"
+
+    def __init__(self, folder: str, batch_rows: int = 512):
+        super().__init__()
+        self.folder = folder
+        self.batch_rows = batch_rows
+
+    def run(self, data: DocumentsPipeline, rank: int = 0, world_size: int = 1) -> DocumentsPipeline:
+        schema = crawl_schema()
+        names = [f.name for f in schema if f.name != "text"]
+        os.makedirs(self.folder, exist_ok=True)
+        final = Path(self.folder) / f"{rank:05d}.parquet"
+        tmp = final.with_suffix(".parquet.tmp")
+        batch: list[dict] = []
+        with pq.ParquetWriter(tmp, schema, compression="zstd") as writer:
+            for doc in data:
+                row = {k: doc.metadata.get(k) for k in names}
+                row["text"] = doc.text
+                batch.append(row)
+                if len(batch) >= self.batch_rows:
+                    writer.write_table(pa.Table.from_pylist(batch, schema=schema))
+                    batch = []
+                self.stat_update("rows")
+            if batch:
+                writer.write_table(pa.Table.from_pylist(batch, schema=schema))
+        os.replace(tmp, final)
+        return
+        yield  # a generator that consumes the pipeline and yields nothing
+
+
+class QuietLocalExecutor(LocalPipelineExecutor):
+    """datatrove's local executor, with each task's console log kept in its log file only.
+
+    datatrove adds a stderr sink per task; under a progress bar that is noise. The task
+    logs still land in ``<logging_dir>/logs/`` and errors still propagate.
+    """
+
+    def run(self):
+        from loguru import logger
+
+        logger.remove()  # datatrove's INFO lines on the main process; warnings still show
+        logger.add(sys.__stderr__, level="WARNING")
+        return super().run()
+
+    def _run_for_rank(self, rank: int, local_rank: int = 0, node_rank: int = -1):
+        real = sys.stderr
+        sys.stderr = io.StringIO()
+        try:
+            return super()._run_for_rank(rank, local_rank, node_rank)
+        finally:
+            sys.stderr = real
