@@ -38,6 +38,7 @@ class RepoDoc:
     part: int
     tokens: np.ndarray
     file_ids: list[str] = field(default_factory=list)
+    file_langs: list[str] = field(default_factory=list)  # parallel to file_ids
     # tokens per language in this doc (headers of files count to the file's language;
     # the doc header and EOS count to "")
     lang_tokens: dict[str, int] = field(default_factory=dict)
@@ -78,10 +79,11 @@ def build_docs(
     texts: list[str] = []
     used = 0
     file_ids: list[str] = []
+    file_langs: list[str] = []
     lang_tokens: dict[str, int] = {}
 
     def close() -> None:
-        nonlocal parts, texts, used, file_ids, lang_tokens
+        nonlocal parts, texts, used, file_ids, file_langs, lang_tokens
         if not parts:
             return
         tokens = np.concatenate([header, *parts, np.array([eos_id], dtype=header.dtype)])
@@ -89,8 +91,8 @@ def build_docs(
         part = len(docs)
         text = (pieces[0] + "".join(texts)) if keep_text and pieces is not None else ""
         docs.append(RepoDoc(doc_id_of(split, repo, part), repo, split, part, tokens,
-                            file_ids, lang_tokens, text))
-        parts, texts, used, file_ids, lang_tokens = [], [], 0, [], {}
+                            file_ids, file_langs, lang_tokens, text))
+        parts, texts, used, file_ids, file_langs, lang_tokens = [], [], 0, [], [], {}
 
     for i, row in enumerate(rows):
         ids = piece_ids[i + 1]
@@ -102,6 +104,7 @@ def build_docs(
             chunk = ids[start : start + room]
             parts.append(chunk)
             file_ids.append(row.id)
+            file_langs.append(row.lang)
             lang_tokens[row.lang] = lang_tokens.get(row.lang, 0) + len(chunk)
             used += len(chunk)
             start += room
@@ -110,6 +113,7 @@ def build_docs(
         parts.append(rest)
         texts.append(piece_text if start == 0 else "")
         file_ids.append(row.id)
+        file_langs.append(row.lang)
         lang_tokens[row.lang] = lang_tokens.get(row.lang, 0) + len(rest)
         used += len(rest)
     close()

@@ -42,11 +42,11 @@ class LoadedTokenizer:
         when this ``tokenizers`` has it (same ids, no offsets computed).
         """
         if not texts:
-            return np.zeros(0, np.int64), np.zeros(0, np.int64)
+            return np.zeros(0, np.int32), np.zeros(0, np.int64)
         fn = getattr(self.tokenizer, "encode_batch_fast", None) or self.tokenizer.encode_batch
         ids = [e.ids for e in fn(texts, add_special_tokens=False)]
         lengths = np.fromiter(map(len, ids), dtype=np.int64, count=len(ids))
-        flat = np.fromiter(itertools.chain.from_iterable(ids), dtype=np.int64, count=int(lengths.sum()))
+        flat = np.fromiter(itertools.chain.from_iterable(ids), np.int32, count=int(lengths.sum()))
         return flat, lengths
 
     def decode(self, ids: np.ndarray | list[int]) -> str:
