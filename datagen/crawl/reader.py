@@ -91,9 +91,11 @@ class RepoFileReader(PipelineStep):
 
     def run(self, data: DocumentsPipeline = None, rank: int = 0, world_size: int = 1) -> DocumentsPipeline:
         rules = CrawlRules.from_config(self.crawl)
-        table = pq.read_table(self.listing)
-        start = rank * self.files_per_task
-        rows = table.slice(start, self.files_per_task).to_pylist()
+        listing = pq.ParquetFile(self.listing)
+        if listing.metadata.num_row_groups and listing.metadata.row_group(0).num_rows == self.files_per_task:
+            rows = listing.read_row_group(rank).to_pylist() if rank < listing.num_row_groups else []
+        else:  # a listing written with other row groups: slice the whole table
+            rows = listing.read().slice(rank * self.files_per_task, self.files_per_task).to_pylist()
         streams: dict[str, GitBlobStream] = {}
         try:
             for row in rows:

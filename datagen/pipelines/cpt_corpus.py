@@ -137,7 +137,7 @@ def _build(cfg: CptCorpusRecipe, out: Path, work: Path, run_id: str, repos: list
            listed: list, console: Console) -> BuildResult:
     listing = work / "listing.parquet"
     if not listing.exists():
-        _write_listing(listing, listed)
+        _write_listing(listing, listed, cfg.crawl.files_per_task)
     n_files = len(listed)
     tasks = max(1, math.ceil(n_files / cfg.crawl.files_per_task))
 
@@ -183,7 +183,8 @@ def _build(cfg: CptCorpusRecipe, out: Path, work: Path, run_id: str, repos: list
     )
 
 
-def _write_listing(path: Path, listed: list) -> None:
+def _write_listing(path: Path, listed: list, files_per_task: int) -> None:
+    """One row group per crawl task, so that each task reads only its own slice."""
     rows = [
         {"repo": lf.repo, "path": lf.path, "size": lf.size, "skip": lf.skip, "lang": lf.lang,
          "git_oid": lf.git_oid, "license": repo.license, "source": repo.source, "root": repo.root,
@@ -191,7 +192,7 @@ def _write_listing(path: Path, listed: list) -> None:
         for repo, lf in listed
     ]
     tmp = path.with_suffix(".tmp")
-    pq.write_table(pa.Table.from_pylist(rows, schema=LISTING_SCHEMA), tmp)
+    pq.write_table(pa.Table.from_pylist(rows, schema=LISTING_SCHEMA), tmp, row_group_size=files_per_task)
     tmp.replace(path)
 
 

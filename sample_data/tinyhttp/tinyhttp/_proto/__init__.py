@@ -1,0 +1,1 @@
+"""Protocol buffer messages for the tinyhttp access-log wire format."""

@@ -1,0 +1,43 @@
+-- Generated from datagen.records by `python -m datagen.records.export`.
+-- Do not edit by hand.
+
+CREATE TABLE IF NOT EXISTS runs (
+    run_id VARCHAR NOT NULL,
+    command VARCHAR NOT NULL,
+    recipe_json VARCHAR NOT NULL,
+    recipe_hash VARCHAR NOT NULL,
+    datagen_version VARCHAR NOT NULL,
+    started_at TIMESTAMP NOT NULL,
+    finished_at TIMESTAMP,
+    status VARCHAR NOT NULL,
+    PRIMARY KEY (run_id)
+);
+
+CREATE TABLE IF NOT EXISTS files (
+    run_id VARCHAR NOT NULL,
+    file_id VARCHAR NOT NULL,
+    repo VARCHAR NOT NULL,
+    path VARCHAR NOT NULL,
+    lang VARCHAR,
+    license VARCHAR,
+    bytes BIGINT NOT NULL,
+    content_hash VARCHAR,
+    decision VARCHAR NOT NULL,
+    reason VARCHAR,
+    duplicate_of VARCHAR,
+    shard VARCHAR,
+    source VARCHAR NOT NULL,
+    max_line_length BIGINT,
+    avg_line_length DOUBLE,
+    alnum_fraction DOUBLE,
+    PRIMARY KEY (run_id, file_id)
+);
+
+CREATE TABLE IF NOT EXISTS shards (
+    run_id VARCHAR NOT NULL,
+    path VARCHAR NOT NULL,
+    rows BIGINT NOT NULL,
+    bytes BIGINT NOT NULL,
+    sha256 VARCHAR NOT NULL,
+    PRIMARY KEY (run_id, path)
+);
