@@ -227,10 +227,10 @@ class RepoIndex:
             return ([hit], "resolved") if hit else EXTERNAL
         segs = list(value)
         root = self.rust_crate_root(importer)
-        if root is None:
-            return EXTERNAL
         head = segs[0]
-        if head in ("crate", "self", "super"):
+        if root is None and head not in self.rust_crates:  # e.g. tests/, examples/ use the lib
+            return EXTERNAL
+        if head in ("crate", "self", "super") and root is not None:
             module = [] if head == "crate" else self.rust_module_of(importer, root)
             segs = segs[1:]
             if head == "super":
@@ -247,6 +247,8 @@ class RepoIndex:
                 [_join(other, "lib.rs"), _join(other, "main.rs")]
             )
             return ([hit], "resolved") if hit and hit != importer else ([], "resolved")
+        if root is None:
+            return EXTERNAL
         # 2018 edition: `use foo::x` where `foo` is a child module of the current one
         module = self.rust_module_of(importer, root)
         hit = self.rust_file(root, module + segs)

@@ -7,6 +7,7 @@ a folder without it (slow-only formats) goes through ``transformers.AutoTokenize
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import json
 from dataclasses import dataclass
@@ -51,6 +52,21 @@ class LoadedTokenizer:
 
     def decode(self, ids: np.ndarray | list[int]) -> str:
         return self.tokenizer.decode([int(i) for i in ids], skip_special_tokens=False)
+
+
+def tokenizer_digest(path: str | Path) -> str:
+    """sha256 of the tokenizer's files (names the build: same path, new tokenizer = new run)."""
+    p = Path(path).expanduser()
+    if p.is_file():
+        files = [p]
+    elif p.is_dir():
+        files = sorted(f for f in p.iterdir() if f.is_file() and f.suffix in (".json", ".model", ".txt"))
+    else:
+        raise UserError(f"pack.tokenizer: no tokenizer at {path} (give tokenizer.json or its folder)")
+    h = hashlib.sha256()
+    for f in files:
+        h.update(f.name.encode() + b"\0" + f.read_bytes())
+    return h.hexdigest()[:16]
 
 
 def _special(value: Any) -> str | None:

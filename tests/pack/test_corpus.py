@@ -17,7 +17,7 @@ from datagen.pack.corpus import RepoOrderer, pack_corpus, split_of
 from datagen.pack.imports import import_graph
 from datagen.pack.tokenize import load_tokenizer
 
-from .test_imports import C, GO, JAVA, JS, PY, RUST
+from .test_imports import GO, JAVA, JS, PY, RUST, C
 
 LANG_OF = {".py": "python", ".ts": "typescript", ".tsx": "typescript", ".mjs": "javascript",
            ".js": "javascript", ".go": "go", ".rs": "rust", ".java": "java", ".h": "c", ".c": "c",

@@ -119,6 +119,7 @@ RUST = {
     "src/parser/lexer.rs": "use crate::util::*;\nuse std::io;\n",
     "src/util.rs": "pub fn helper() {}\n",
     "src/main.rs": "use my_crate::parser::Parser;\nmod nothere;\n",
+    "tests/it.rs": "use my_crate::Thing;\nuse serde::Deserialize;\n",
 }
 
 
@@ -128,6 +129,7 @@ def test_rust_mod_and_use_paths():
     assert deps["src/parser/mod.rs"] == ["src/parser/lexer.rs", "src/util.rs"]
     assert deps["src/parser/lexer.rs"] == ["src/util.rs"]
     assert deps["src/main.rs"] == ["src/parser/mod.rs"]
+    assert deps["tests/it.rs"] == ["src/lib.rs"]  # integration tests use the lib by crate name
     assert counts["unresolved"] == 1  # mod nothere;
     order = order_repo(files_of("rust", RUST)).order
     assert before(order, "src/util.rs", "src/parser/lexer.rs")
