@@ -43,6 +43,7 @@ class RepoIndex:
             self.by_dir[_dir(p)].append(p)
         self.java_classes: dict[str, str] = {}  # fully qualified class -> path
         self.java_packages: dict[str, list[str]] = defaultdict(list)
+        self._py_cache: dict[tuple[str, str], str | None] = {}
 
     def exists(self, path: str) -> bool:
         return path in self.paths
@@ -68,6 +69,12 @@ class RepoIndex:
         return sorted(roots, key=lambda r: (r != "", r))
 
     def py_module(self, root: str, dotted: str) -> str | None:
+        key = (root, dotted)
+        if key not in self._py_cache:
+            self._py_cache[key] = self._py_module(root, dotted)
+        return self._py_cache[key]
+
+    def _py_module(self, root: str, dotted: str) -> str | None:
         base = _join(root, dotted.replace(".", "/")) if dotted else root
         return self.first(
             [base + ".py", base + ".pyi", _join(base, "__init__.py"), _join(base, "__init__.pyi")]
