@@ -56,6 +56,17 @@ CREATE TABLE IF NOT EXISTS repo_orders (
     PRIMARY KEY (run_id, repo)
 );
 
+CREATE TABLE IF NOT EXISTS repo_docs (
+    run_id VARCHAR NOT NULL,
+    doc_id VARCHAR NOT NULL,
+    split VARCHAR NOT NULL,
+    repo VARCHAR NOT NULL,
+    part BIGINT NOT NULL,
+    tokens BIGINT NOT NULL,
+    file_ids VARCHAR[] NOT NULL,
+    PRIMARY KEY (run_id, doc_id)
+);
+
 CREATE TABLE IF NOT EXISTS token_counts (
     run_id VARCHAR NOT NULL,
     split VARCHAR NOT NULL,

@@ -25,7 +25,7 @@ from datagen.pack.imports import order_repo
 from datagen.pack.packer import Packer
 from datagen.pack.tokenize import LoadedTokenizer, load_tokenizer
 from datagen.pack.writers import DatatroveWriter, MegatronWriter, ParquetTokenWriter, WrittenFile
-from datagen.records.pack import PackOutputRow, RepoOrderRow, TokenCountRow
+from datagen.records.pack import PackOutputRow, RepoDocRow, RepoOrderRow, TokenCountRow
 
 SPLITS = ("train", "validation")
 
@@ -72,6 +72,7 @@ class RepoOrderer:
 @dataclass
 class PackResult:
     token_counts: list[TokenCountRow] = field(default_factory=list)
+    docs: list[RepoDocRow] = field(default_factory=list)
     outputs: list[PackOutputRow] = field(default_factory=list)
     files: list[WrittenFile] = field(default_factory=list)
 
@@ -170,6 +171,9 @@ def pack_corpus(
         for docs in _repo_docs(iter_repo_rows(shards[split]), split, cfg, tok, advance):
             for doc in docs:
                 outputs.add(doc)
+                result.docs.append(RepoDocRow(
+                    run_id=run_id, doc_id=doc.doc_id, split=split, repo=doc.repo, part=doc.part,
+                    tokens=len(doc.tokens), file_ids=list(dict.fromkeys(doc.file_ids))))
                 for lang, n in doc.lang_tokens.items():
                     counts.setdefault((doc.repo, lang), [0, 0])[1] += n
             for repo, lang, files in _file_counts(docs):

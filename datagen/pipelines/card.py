@@ -18,6 +18,18 @@ def size_category(n: int) -> str:
     return "n>10M"
 
 
+def _token_configs(cfg: CptCorpusRecipe, packed: list[PackOutputRow]) -> list[dict]:
+    """One Hub config per packed length: ``load_dataset(..., "tokens-32768")``."""
+    if "parquet" not in cfg.pack.formats:
+        return []
+    configs = []
+    for S in sorted({p.seq_len for p in packed}):
+        splits = sorted({p.split for p in packed if p.seq_len == S}, key=lambda x: (x != "train", x))
+        configs.append({"config_name": f"tokens-{S}",
+                        "data_files": [{"split": sp, "path": f"tokens/{S}/{sp}-*.parquet"} for sp in splits]})
+    return configs
+
+
 def write_card(out: Path, cfg: CptCorpusRecipe, counts: dict, shards: list[ShardRow],
                packed: list[PackOutputRow] | None = None) -> Path:
     text_shards = [s for s in shards if s.path.startswith("data/")]
@@ -35,7 +47,7 @@ def write_card(out: Path, cfg: CptCorpusRecipe, counts: dict, shards: list[Shard
             "config_name": "default",
             "default": True,
             "data_files": [{"split": sp, "path": f"data/{sp}-*.parquet"} for sp in splits],
-        }],
+        }] + _token_configs(cfg, packed or []),
     }
     lines = [
         "---", yaml.safe_dump(header, sort_keys=False).rstrip(), "---", "",

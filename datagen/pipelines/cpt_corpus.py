@@ -45,7 +45,8 @@ from datagen.pipelines.card import write_card
 from datagen.pipelines.progress import progress_bar, run_with_rank_progress
 from datagen.pipelines.shards import write_text_shards
 from datagen.pipelines.steps import QuietLocalExecutor, RowsParquetWriter
-from datagen.records import FileRow, PackOutputRow, Record, RepoOrderRow, RunRow, ShardRow, TokenCountRow
+from datagen.records import FileRow, PackOutputRow, Record, RepoDocRow, RepoOrderRow, RunRow, ShardRow
+from datagen.records.pack import TokenCountRow
 
 LISTING_SCHEMA = pa.schema(
     [("repo", pa.string()), ("path", pa.string()), ("size", pa.int64()), ("skip", pa.string()),
@@ -204,6 +205,7 @@ def _build(cfg: CptCorpusRecipe, out: Path, work: Path, run_id: str, repos: list
             packing = pack_corpus(out, cfg.pack, run_id, text_shards, advance)
         packed = packing.outputs
         tables[TokenCountRow] = packing.token_counts
+        tables[RepoDocRow] = packing.docs
         tables[PackOutputRow] = packed
         shard_rows += [ShardRow(run_id="", path=str(f.path.relative_to(out)), rows=f.rows,
                                 bytes=f.bytes, sha256=f.sha256) for f in packing.files]
@@ -278,7 +280,7 @@ def _write_manifest(out: Path, run_id: str, db_path: Path, shard_rows: list[Shar
             [run_id],
         )
         m.insert(ShardRow, [s.model_copy(update={"run_id": run_id}) for s in shard_rows])
-        for record in (RepoOrderRow, TokenCountRow, PackOutputRow):
+        for record in (RepoOrderRow, RepoDocRow, TokenCountRow, PackOutputRow):
             m.execute(f"DELETE FROM {record.__table__}")
         for record, rows in (tables or {}).items():
             m.insert(record, rows)

@@ -55,3 +55,19 @@ class PackOutputRow(Record):
     dropped_tokens: int = Field(0, description="tail tokens dropped when pack.remainder=drop")
     tokenizer: str
     folder: str = Field(description="relative to the output folder")
+
+
+class RepoDocRow(Record):
+    """One repo document: the files (in order) whose tokens it holds; ``doc_ids`` in the
+    token shards point here, and ``file_ids`` point at ``files.file_id``."""
+
+    __table__ = "repo_docs"
+    __primary_key__ = ("run_id", "doc_id")
+
+    run_id: str
+    doc_id: str
+    split: str
+    repo: str
+    part: int = Field(description="0, 1, ... when a repo is cut into several documents")
+    tokens: int = Field(description="tokens, EOS included")
+    file_ids: list[str]

@@ -68,11 +68,22 @@ def test_build_with_tokenizer_packs_and_records(tmp_path, tokenizer_dir, sample_
         assert counted == bin_bytes // 2
         orders = dict(con.execute("SELECT repo, edges FROM repo_orders").fetchall())
         assert orders["app"] == 3 and orders["web"] == 2
+        docs = con.execute("SELECT doc_id, repo, file_ids FROM repo_docs").fetchall()
+        kept = {r[0]: r[1] for r in con.execute(
+            "SELECT file_id, repo FROM files WHERE decision='kept'").fetchall()}
+        assert sorted(f for d in docs for f in d[2]) == sorted(kept)
+        assert all(kept[f] == repo for _, repo, fids in docs for f in fids)
+        seq_docs = pq.read_table(out / "tokens" / "64" / "train-00000-of-00001.parquet").column("doc_ids")
+        assert {d for ids in seq_docs.to_pylist() for d in ids if d} <= {d[0] for d in docs}
         (n_token_files,) = con.execute("SELECT count(*) FROM shards WHERE path LIKE 'tokens/%'").fetchone()
         assert n_token_files == 2 * (2 * (1 + 4) + 2)  # 2 splits x (2 lengths x 5 files + Megatron)
     finally:
         con.close()
     assert res.packed and "## Tokens" in (out / "README.md").read_text()
+    import datasets  # the card's configs let the Hub loader find the token shards
+
+    ds = datasets.load_dataset(str(out), "tokens-64", cache_dir=str(tmp_path / "hf"))
+    assert set(ds) == {"train", "validation"} and len(ds["train"][0]["input_ids"]) == 64
     assert "split: validation" in (out / "README.md").read_text()
     # same command again: nothing to do (token files are checked like text shards)
     assert run_cpt_corpus(inputs=inputs, output=out, overrides=sets).skipped

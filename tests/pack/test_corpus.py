@@ -183,3 +183,14 @@ def test_holdout_repos_go_to_validation(tmp_path, repos, tokenizer_dir):
     assert 60 < len(held) < 140 and held == [n for n in names if split_of(n, frac) == "validation"]
     assert json.dumps(held) != json.dumps([n for n in names if split_of(n, PackConfig(
         holdout_fraction=0.5, holdout_seed=4)) == "validation"])
+
+
+def test_orderer_by_path_and_by_imports(repos):
+    rows = repo_rows("acme-js", JS)
+    by_path = RepoOrderer(PackConfig(order="path"))
+    assert [r["path"] for r in by_path(list(reversed(rows)))] == sorted(JS)
+    assert by_path.rows[0].edges == 0
+    by_imports = RepoOrderer(PackConfig())
+    ordered = [r["path"] for r in by_imports(rows)]
+    assert ordered.index("src/lib/a.ts") < ordered.index("src/index.ts")
+    assert by_imports.rows[0].edges == 6 and by_imports.rows[0].unresolved == 1
