@@ -4,13 +4,11 @@ Reads ``data/<split>-*.parquet`` (rows grouped by repo, files in repo order), cu
 repo into documents, tokenizes them in large ``encode_batch`` calls, and writes, per
 split: ``tokens/<seq_len>/`` (parquet shards of sequences and datatrove ``.ds`` files,
 one per sequence length) and ``tokens/<split>_text_document.bin/.idx`` (Megatron,
-documents, independent of the sequence length). Also the held-out split rule and the
-in-repo ordering function the text writer uses.
+documents, independent of the sequence length).
 """
 
 from __future__ import annotations
 
-import hashlib
 import shutil
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -21,52 +19,12 @@ import pyarrow.parquet as pq
 
 from datagen.config.pack import PackConfig
 from datagen.pack.docs import RepoDoc, SourceRow, build_docs, repo_pieces
-from datagen.pack.imports import order_repo
 from datagen.pack.packer import Packer
 from datagen.pack.tokenize import LoadedTokenizer, load_tokenizer
 from datagen.pack.writers import DatatroveWriter, MegatronWriter, ParquetTokenWriter, WrittenFile
-from datagen.records.pack import PackOutputRow, RepoDocRow, RepoOrderRow, TokenCountRow
+from datagen.records.pack import PackOutputRow, RepoDocRow, TokenCountRow
 
 SPLITS = ("train", "validation")
-
-
-def split_of(repo: str, cfg: PackConfig) -> str:
-    """``validation`` for a held-out repo (by name, or by name hash < holdout_fraction)."""
-    if repo in cfg.holdout_repos:
-        return "validation"
-    if cfg.holdout_fraction > 0:
-        digest = hashlib.sha256(f"{cfg.holdout_seed}\0{repo}".encode()).digest()
-        if int.from_bytes(digest[:8], "big") / 2**64 < cfg.holdout_fraction:
-            return "validation"
-    return "train"
-
-
-class RepoOrderer:
-    """The writer's in-repo ordering function; keeps each repo's graph stats."""
-
-    def __init__(self, cfg: PackConfig):
-        self.cfg = cfg
-        self.rows: list[RepoOrderRow] = []
-
-    def __call__(self, rows: list[dict]) -> list[dict]:
-        if not rows:
-            return rows
-        repo = rows[0]["repo"]
-        if self.cfg.order == "path":
-            ordered = sorted(rows, key=lambda r: r["path"])
-            result = None
-        else:
-            result = order_repo(rows)
-            ordered = result.apply(rows)
-        self.rows.append(RepoOrderRow(
-            run_id="", repo=repo, split=split_of(repo, self.cfg), files=len(rows),
-            edges=len(result.edges) if result else 0, imports=result.imports if result else 0,
-            unresolved=result.unresolved if result else 0,
-            external=result.external if result else 0,
-            cycles_broken=len(result.cycles_broken) if result else 0,
-            parse_errors=result.parse_errors if result else 0,
-        ))
-        return ordered
 
 
 @dataclass

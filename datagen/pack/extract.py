@@ -28,6 +28,20 @@ GRAMMARS: dict[str, tuple[str, str]] = {
 QUERY_FILE = {"tsx": "typescript"}
 SUPPORTED = frozenset(GRAMMARS) - {"tsx"}
 
+# Words without which a file cannot import anything; the parse stops a margin after the
+# last one (parsing is the cost of ordering, and most files import only at the top).
+KEYWORDS: dict[str, tuple[str, ...]] = {
+    "python": ("import",),
+    "javascript": ("import", "require", "export"),
+    "typescript": ("import", "require", "export"),
+    "go": ("import",),
+    "rust": ("use", "mod", "extern"),
+    "java": ("import", "package"),
+    "c": ("include",),
+    "cpp": ("include",),
+}
+PREFIX_MARGIN = 4096  # characters parsed past the last keyword: a multi-line statement fits
+
 
 @dataclass
 class Imports:
@@ -70,6 +84,28 @@ def _query(lang: str) -> Any:
     return tree_sitter.Query(_language(lang), src)
 
 
+def import_prefix(lang: str, text: str) -> str:
+    """The part of ``text`` that holds all its imports ("" when it has none).
+
+    Cut a margin after the last import keyword; a Go ``import (`` block is kept whole.
+    Statements before the cut parse exactly as in the whole file, so nothing is lost but
+    parse time. (``parse_error`` may flag a cut that lands inside a statement.)
+    """
+    last = max(text.rfind(k) for k in KEYWORDS[lang])
+    if last < 0:
+        return ""
+    end = last + PREFIX_MARGIN
+    if lang == "go":
+        block = text.rfind("import (", 0, last + len("import ("))
+        if block >= 0:
+            close = text.find("\n)", block)
+            end = max(end, close + 2 if close >= 0 else len(text))
+    if end >= len(text):
+        return text
+    cut = text.rfind("\n", 0, end)  # whole lines only
+    return text[: cut + 1] if cut > last else text[:end]
+
+
 def _text(node: Any) -> str:
     return node.text.decode("utf-8", "replace")
 
@@ -78,13 +114,22 @@ def extract_imports(lang: str, path: str, text: str) -> Imports:
     """Parse ``text`` as ``lang`` and return its import specifiers (empty if unsupported)."""
     import tree_sitter
 
+    if lang not in SUPPORTED:
+        return Imports()
+    prefix = import_prefix(lang, text)
+    if not prefix:
+        return Imports()
     if lang == "typescript" and path.endswith(".tsx"):
         lang = "tsx"
-    if lang not in GRAMMARS:
-        return Imports()
-    tree = _parser(lang).parse(text.encode("utf-8", "surrogatepass"))
+    data = prefix.encode("utf-8", "surrogatepass")
+    tree = _parser(lang).parse(data)
     caps = tree_sitter.QueryCursor(_query(lang)).captures(tree.root_node)
-    out = Imports(parse_error=tree.root_node.has_error)
+    root = tree.root_node
+    if len(prefix) == len(text):
+        error = root.has_error
+    else:  # the cut itself may leave a statement open: judge what lies before the margin
+        error = any(c.has_error for c in root.children if c.end_byte < len(data) - PREFIX_MARGIN)
+    out = Imports(parse_error=error)
     # captures come grouped by name; sort each group by position for a stable order
     caps = {k: sorted(v, key=lambda n: n.start_byte) for k, v in caps.items()}
     handler = _HANDLERS.get(QUERY_FILE.get(lang, lang))

@@ -40,7 +40,8 @@ from datagen.curate.exact import exact_dedup
 from datagen.curate.quality import QualityFilter
 from datagen.manifest import Manifest
 from datagen.manifest.db import manifest_path
-from datagen.pack.corpus import RepoOrderer, pack_corpus, split_of
+from datagen.pack.corpus import pack_corpus
+from datagen.pack.ordering import RepoOrderer, split_of
 from datagen.pipelines.card import write_card
 from datagen.pipelines.progress import progress_bar, run_with_rank_progress
 from datagen.pipelines.shards import write_text_shards
@@ -179,7 +180,7 @@ def _build(cfg: CptCorpusRecipe, out: Path, work: Path, run_id: str, repos: list
 
         # 4. shards (train, and validation for held-out repos) --------------------------
         data_dir = out / "data"
-        orderer = RepoOrderer(cfg.pack)
+        orderer = RepoOrderer(cfg.pack, workers=cfg.workers)
         shard_rows: list[ShardRow] = []
         text_shards: dict[str, list[Path]] = {}
         for split, names in _repos_by_split(con, cfg).items():

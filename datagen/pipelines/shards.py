@@ -56,6 +56,17 @@ def iter_repos(con: duckdb.DuckDBPyConnection, crawl_files: list[str], batch_row
         yield current, rows
 
 
+def _ordered(repos, order: OrderFn):
+    """Each repo's rows in ``order``; an order with a ``stream`` method gets them all at once
+    (e.g. to order repos in parallel)."""
+    stream = getattr(order, "stream", None)
+    if stream is not None:
+        yield from stream(repos)
+    else:
+        for _repo, rows in repos:
+            yield order(rows)
+
+
 def write_text_shards(
     con: duckdb.DuckDBPyConnection, crawl_files: list[str], data_dir: Path, tmp_dir: Path,
     cfg: ShardsConfig, console: Console, order: OrderFn = by_path,
@@ -97,8 +108,8 @@ def write_text_shards(
 
     label = "writing shards" if split == cfg.split else f"writing {split}"
     with progress_bar(console, label, total) as advance:
-        for _repo, rows in iter_repos(con, crawl_files, repos=repos):
-            for row in order(rows):
+        for rows in _ordered(iter_repos(con, crawl_files, repos=repos), order):
+            for row in rows:
                 if writer is None:
                     path = tmp_dir / f"part-{len(parts):05d}.parquet"
                     writer = pq.ParquetWriter(path, schema, compression=compression,

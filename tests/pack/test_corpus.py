@@ -13,8 +13,9 @@ import pyarrow.parquet as pq
 import pytest
 
 from datagen.config.pack import PackConfig
-from datagen.pack.corpus import RepoOrderer, pack_corpus, split_of
+from datagen.pack.corpus import pack_corpus
 from datagen.pack.imports import import_graph
+from datagen.pack.ordering import RepoOrderer, split_of
 from datagen.pack.tokenize import load_tokenizer
 
 from .test_imports import GO, JAVA, JS, PY, RUST, C
@@ -194,3 +195,10 @@ def test_orderer_by_path_and_by_imports(repos):
     ordered = [r["path"] for r in by_imports(rows)]
     assert ordered.index("src/lib/a.ts") < ordered.index("src/index.ts")
     assert by_imports.rows[0].edges == 6 and by_imports.rows[0].unresolved == 1
+
+
+def test_parallel_ordering_gives_the_same_rows_and_stats(repos):
+    stream = [(name, repo_rows(name, tree)) for name, tree in sorted(repos.items())]
+    one, two = RepoOrderer(PackConfig()), RepoOrderer(PackConfig(), workers=2)
+    assert list(one.stream(iter(stream))) == list(two.stream(iter(stream)))
+    assert one.rows == two.rows and len(one.rows) == len(repos)

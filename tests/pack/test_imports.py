@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from datagen.pack.extract import extract_imports, import_prefix
 from datagen.pack.imports import dependency_order, import_graph, order_repo
 
 
@@ -202,3 +203,17 @@ def test_unsupported_and_broken_files_still_ordered():
     assert sorted(result.order) == ["README.md", "x.py", "y.py"]
     assert result.parse_errors == 1
     assert [f["path"] for f in result.apply(files)] == result.order
+
+
+def test_parsing_only_the_import_prefix_finds_late_and_long_imports():
+    late = "import os\n" + "x = 1\n" * 3000 + "def f():\n    from pkg import (\n        late,\n    )\n"
+    late += "def g():\n    return {\n" + "    'k': 1,\n" * 3000 + "}\n"
+    assert len(import_prefix("python", late)) < len(late) / 2
+    imps = extract_imports("python", "m.py", late)
+    assert imps.specs == [("module", "os"), ("from", ("pkg", ("late",)))] and not imps.parse_error
+    go = "package m\nimport (\n" + "".join(f'\t"example.com/m/p{i}"\n' for i in range(400)) + ")\n"
+    go += "func F() {\n" + "\tx := 1\n" * 2000 + "}\n"
+    specs = extract_imports("go", "m.go", go).specs
+    assert len(specs) == 400 and specs[-1] == ("path", "example.com/m/p399")
+    assert import_prefix("c", "int main(void) { return 0; }\n") == ""
+    assert extract_imports("c", "x.c", "int x;\n" * 10).specs == []
