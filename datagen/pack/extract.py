@@ -28,19 +28,19 @@ GRAMMARS: dict[str, tuple[str, str]] = {
 QUERY_FILE = {"tsx": "typescript"}
 SUPPORTED = frozenset(GRAMMARS) - {"tsx"}
 
-# Words without which a file cannot import anything; the parse stops a margin after the
-# last one (parsing is the cost of ordering, and most files import only at the top).
-KEYWORDS: dict[str, tuple[str, ...]] = {
-    "python": ("import",),
-    "javascript": ("import", "require", "export"),
-    "typescript": ("import", "require", "export"),
-    "go": ("import",),
-    "rust": ("use", "mod", "extern"),
-    "java": ("import", "package"),
-    "c": ("include",),
-    "cpp": ("include",),
+# Lines without which a file cannot import anything; the parse stops a margin after the
+# last one (parsing is the cost of ordering, and most files import only near the top).
+IMPORT_LINE: dict[str, re.Pattern[str]] = {
+    "python": re.compile(r"^[ \t]*(?:import|from)[ \t\\]", re.M),
+    "javascript": re.compile(r"\b(?:import|require|export)\b"),
+    "typescript": re.compile(r"\b(?:import|require|export)\b"),
+    "go": re.compile(r"^import\b", re.M),
+    "rust": re.compile(r"^[ \t]*(?:pub(?:\([^)\n]*\))?[ \t]+)?(?:use|mod|extern[ \t]+crate)\b", re.M),
+    "java": re.compile(r"^[ \t]*(?:import|package)\b", re.M),
+    "c": re.compile(r"^[ \t]*#[ \t]*include\b", re.M),
+    "cpp": re.compile(r"^[ \t]*#[ \t]*include\b", re.M),
 }
-PREFIX_MARGIN = 4096  # characters parsed past the last keyword: a multi-line statement fits
+PREFIX_MARGIN = 2048  # characters parsed past the last import line: a multi-line statement fits
 
 
 @dataclass
@@ -87,11 +87,13 @@ def _query(lang: str) -> Any:
 def import_prefix(lang: str, text: str) -> str:
     """The part of ``text`` that holds all its imports ("" when it has none).
 
-    Cut a margin after the last import keyword; a Go ``import (`` block is kept whole.
+    Cut a margin after the last import line; a Go ``import (`` block is kept whole.
     Statements before the cut parse exactly as in the whole file, so nothing is lost but
     parse time. (``parse_error`` may flag a cut that lands inside a statement.)
     """
-    last = max(text.rfind(k) for k in KEYWORDS[lang])
+    last = -1
+    for m in IMPORT_LINE[lang].finditer(text):
+        last = m.start()
     if last < 0:
         return ""
     end = last + PREFIX_MARGIN
@@ -111,30 +113,81 @@ def _text(node: Any) -> str:
 
 
 def extract_imports(lang: str, path: str, text: str) -> Imports:
-    """Parse ``text`` as ``lang`` and return its import specifiers (empty if unsupported)."""
-    import tree_sitter
+    """Parse ``text`` as ``lang`` and return its import specifiers (empty if unsupported).
 
+    Python: only the import statements are parsed (each one alone; see
+    ``python_statements``), about 5x faster than the whole file. Other languages: the
+    prefix of the file that holds its imports (``import_prefix``).
+    """
     if lang not in SUPPORTED:
         return Imports()
+    if lang == "python":
+        out = Imports()
+        for stmt in python_statements(text):
+            part = _parse(lang, stmt)
+            if part.parse_error:  # prose in a docstring that starts like an import
+                out.parse_error = True
+            else:
+                out.specs.extend(part.specs)
+        return out
     prefix = import_prefix(lang, text)
     if not prefix:
         return Imports()
     if lang == "typescript" and path.endswith(".tsx"):
         lang = "tsx"
-    data = prefix.encode("utf-8", "surrogatepass")
+    return _parse(lang, prefix, whole=len(prefix) == len(text))
+
+
+def _parse(lang: str, text: str, whole: bool = True) -> Imports:
+    import tree_sitter
+
+    data = text.encode("utf-8", "surrogatepass")
     tree = _parser(lang).parse(data)
     caps = tree_sitter.QueryCursor(_query(lang)).captures(tree.root_node)
     root = tree.root_node
-    if len(prefix) == len(text):
+    if whole:
         error = root.has_error
     else:  # the cut itself may leave a statement open: judge what lies before the margin
         error = any(c.has_error for c in root.children if c.end_byte < len(data) - PREFIX_MARGIN)
     out = Imports(parse_error=error)
     # captures come grouped by name; sort each group by position for a stable order
     caps = {k: sorted(v, key=lambda n: n.start_byte) for k, v in caps.items()}
-    handler = _HANDLERS.get(QUERY_FILE.get(lang, lang))
-    if handler:
-        handler(caps, out)
+    _HANDLERS[QUERY_FILE.get(lang, lang)](caps, out)
+    return out
+
+
+def python_statements(text: str) -> list[str]:
+    """The source of every line that starts an import statement, up to its logical end.
+
+    An import statement holds no strings, so its end is the first newline outside
+    parentheses that no backslash continues (comments skipped). A docstring line that
+    starts with ``import``/``from`` is picked up too; it usually fails to parse and is
+    dropped, a valid-looking one counts (measured on site-packages: 0.6% extra
+    specifiers, 0.03% missed, against parsing whole files).
+    """
+    out = []
+    n = len(text)
+    for m in IMPORT_LINE["python"].finditer(text):
+        i = j = m.start()
+        depth = 0
+        while j < n:
+            c = text[j]
+            if c == "(":
+                depth += 1
+            elif c == ")":
+                depth -= 1
+            elif c == "#":
+                j = text.find("\n", j)
+                if j < 0:
+                    j = n
+                continue
+            elif c == "\\" and text.startswith("\n", j + 1):
+                j += 2
+                continue
+            elif c == "\n" and depth <= 0:
+                break
+            j += 1
+        out.append(text[i:j].strip())
     return out
 
 

@@ -22,7 +22,7 @@ class RepoOrderRow(Record):
     unresolved: int = Field(description="imports that look repo-internal but match no file")
     external: int = Field(description="imports of other packages or the standard library")
     cycles_broken: int = Field(description="import edges dropped to break cycles")
-    parse_errors: int = 0
+    parse_errors: int = Field(0, description="files with an import-like line that did not parse")
 
 
 class TokenCountRow(Record):

@@ -196,12 +196,13 @@ def test_long_chain_does_not_recurse(n):
 def test_unsupported_and_broken_files_still_ordered():
     files = [
         {"path": "README.md", "lang": "markdown", "text": "# hi"},
-        {"path": "x.py", "lang": "python", "text": "def (:\nimport y\n"},
+        {"path": "x.py", "lang": "python", "text": "def (:\nimport y\nfrom .z import (a,\n"},
+        {"path": "w.js", "lang": "javascript", "text": "import './x.js' }}\n"},
         {"path": "y.py", "lang": "python", "text": ""},
     ]
     result = order_repo(files)
-    assert sorted(result.order) == ["README.md", "x.py", "y.py"]
-    assert result.parse_errors == 1
+    assert sorted(result.order) == ["README.md", "w.js", "x.py", "y.py"]
+    assert result.parse_errors == 2 and ("x.py", "y.py") in result.edges
     assert [f["path"] for f in result.apply(files)] == result.order
 
 
@@ -217,3 +218,21 @@ def test_parsing_only_the_import_prefix_finds_late_and_long_imports():
     assert len(specs) == 400 and specs[-1] == ("path", "example.com/m/p399")
     assert import_prefix("c", "int main(void) { return 0; }\n") == ""
     assert extract_imports("c", "x.c", "int x;\n" * 10).specs == []
+
+
+def test_python_statements_span_parens_comments_and_backslashes():
+    text = (
+        '"""Docs.\n\nfrom time to time we import things.\n"""\n'
+        "from a.b import (  # a comment with ) in it\n    c,\n    d,\n)\n"
+        "import x, \\\n    y\n"
+        "def f():\n    import z  # lazy\n"
+    )
+    from datagen.pack.extract import python_statements
+
+    stmts = python_statements(text)
+    assert stmts[1].startswith("from a.b import (") and stmts[1].endswith(")")
+    assert stmts[2] == "import x, \\\n    y" and stmts[3] == "import z  # lazy"
+    imps = extract_imports("python", "m.py", text)
+    assert imps.specs == [("from", ("a.b", ("c", "d"))), ("module", "x"), ("module", "y"),
+                          ("module", "z")]
+    assert imps.parse_error  # the docstring prose line was tried and dropped
