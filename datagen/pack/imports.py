@@ -46,6 +46,10 @@ def _get(row: Any, name: str) -> Any:
     return row[name] if isinstance(row, Mapping) else getattr(row, name)
 
 
+def _has(row: Any, name: str) -> bool:
+    return name in row if isinstance(row, Mapping) else hasattr(row, name)
+
+
 def import_graph(
     files: Sequence[Any], extra_texts: Mapping[str, str] | None = None
 ) -> tuple[dict[str, list[str]], dict[str, int]]:
@@ -59,7 +63,8 @@ def import_graph(
     for f in files:
         if _get(f, "path").rsplit("/", 1)[-1] in MANIFEST_NAMES:
             texts[_get(f, "path")] = _get(f, "text")
-    index = RepoIndex(paths, texts)
+    repo = next((_get(f, "repo") for f in files if _has(f, "repo")), "")
+    index = RepoIndex(paths, texts, repo or "")
     counts = {"imports": 0, "resolved": 0, "unresolved": 0, "external": 0, "parse_errors": 0}
     parsed = []
     for f in files:

@@ -29,8 +29,8 @@ def split_of(repo: str, cfg: PackConfig) -> str:
     return "train"
 
 
-def _order_task(files: list[tuple[str, str, str]]) -> RepoOrder:
-    return order_repo([{"path": p, "lang": lang, "text": t} for p, lang, t in files])
+def _order_task(repo: str, files: list[tuple[str, str, str]]) -> RepoOrder:
+    return order_repo([{"repo": repo, "path": p, "lang": lang, "text": t} for p, lang, t in files])
 
 
 class RepoOrderer:
@@ -58,9 +58,9 @@ class RepoOrderer:
         ctx = multiprocessing.get_context("forkserver")  # the caller holds DuckDB threads
         with ProcessPoolExecutor(self.workers, mp_context=ctx) as pool:
             pending: deque = deque()
-            for _, rows in repos:
+            for repo, rows in repos:
                 files = [(r["path"], r["lang"], r["text"]) for r in rows]
-                pending.append((rows, pool.submit(_order_task, files)))
+                pending.append((rows, pool.submit(_order_task, repo, files)))
                 if len(pending) >= 2 * self.workers:
                     rows, fut = pending.popleft()
                     yield self._record(rows, fut.result())

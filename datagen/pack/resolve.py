@@ -34,8 +34,9 @@ def _join(*parts: str) -> str:
 class RepoIndex:
     """Lookup tables over one repository's paths, shared by all resolvers."""
 
-    def __init__(self, paths: Iterable[str], texts: dict[str, str] | None = None):
+    def __init__(self, paths: Iterable[str], texts: dict[str, str] | None = None, repo: str = ""):
         self.paths = set(paths)
+        self.repo = repo
         # manifest-like files (go.mod, Cargo.toml) when the caller has them
         self.texts = texts or {}
         self.by_dir: dict[str, list[str]] = defaultdict(list)
@@ -81,9 +82,22 @@ class RepoIndex:
             if dotted else [_join(base, "__init__.py"), _join(base, "__init__.pyi")]
         )
 
+    @cached_property
+    def py_root_package(self) -> str | None:
+        """The import name of a repo whose root folder is itself a package (``__init__.py``
+        at the top, e.g. a crawled site-packages folder): the repo's name."""
+        if "__init__.py" not in self.paths or not self.repo:
+            return None
+        return posixpath.basename(self.repo).replace("-", "_")
+
     def py_absolute(self, importer: str, dotted: str) -> str | None:
         for root in self.py_roots:
             hit = self.py_module(root, dotted)
+            if hit:
+                return hit
+        pkg = self.py_root_package
+        if pkg and (dotted == pkg or dotted.startswith(pkg + ".")):
+            hit = self.py_module("", dotted[len(pkg) + 1 :])
             if hit:
                 return hit
         # a script importing a sibling module (its folder is on sys.path)

@@ -236,3 +236,14 @@ def test_python_statements_span_parens_comments_and_backslashes():
     assert imps.specs == [("from", ("a.b", ("c", "d"))), ("module", "x"), ("module", "y"),
                           ("module", "z")]
     assert imps.parse_error  # the docstring prose line was tried and dropped
+
+
+def test_repo_whose_root_is_the_package_resolves_by_repo_name():
+    files = [
+        {"repo": "my-lib", "path": "__init__.py", "lang": "python", "text": "from my_lib.core import x\n"},
+        {"repo": "my-lib", "path": "core.py", "lang": "python", "text": "import my_lib.util\nimport other.util\n"},
+        {"repo": "my-lib", "path": "util.py", "lang": "python", "text": ""},
+    ]
+    deps, counts = import_graph(files)
+    assert deps == {"__init__.py": ["core.py"], "core.py": ["util.py"], "util.py": []}
+    assert counts["external"] == 1
