@@ -42,6 +42,40 @@ CREATE TABLE IF NOT EXISTS shards (
     PRIMARY KEY (run_id, path)
 );
 
+CREATE TABLE IF NOT EXISTS validations (
+    run_id VARCHAR NOT NULL,
+    instance_id VARCHAR NOT NULL,
+    status VARCHAR NOT NULL,
+    reason VARCHAR,
+    backend VARCHAR NOT NULL,
+    fail_to_pass VARCHAR[] NOT NULL,
+    pass_to_pass VARCHAR[] NOT NULL,
+    flaky VARCHAR[] NOT NULL,
+    missing_f2p VARCHAR[] NOT NULL,
+    missing_p2p VARCHAR[] NOT NULL,
+    notes VARCHAR[] NOT NULL,
+    duration_s DOUBLE NOT NULL,
+    PRIMARY KEY (run_id, instance_id)
+);
+
+CREATE TABLE IF NOT EXISTS teacher_calls (
+    run_id VARCHAR,
+    custom_id VARCHAR,
+    request_hash VARCHAR NOT NULL,
+    model VARCHAR NOT NULL,
+    model_id VARCHAR NOT NULL,
+    backend VARCHAR NOT NULL,
+    n BIGINT NOT NULL,
+    prompt_tokens BIGINT NOT NULL,
+    completion_tokens BIGINT NOT NULL,
+    latency_s DOUBLE NOT NULL,
+    attempts BIGINT NOT NULL,
+    status VARCHAR NOT NULL,
+    error VARCHAR,
+    cached BOOLEAN NOT NULL,
+    created_at TIMESTAMP NOT NULL
+);
+
 CREATE TABLE IF NOT EXISTS repo_orders (
     run_id VARCHAR NOT NULL,
     repo VARCHAR NOT NULL,

@@ -8,7 +8,7 @@ import sys
 import typer
 
 from datagen import __version__
-from datagen.cli import build, sql
+from datagen.cli import build, job, sandbox, sql, teacher
 from datagen.errors import UserError
 
 app = typer.Typer(
@@ -25,7 +25,11 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 app.add_typer(build.app, name="build")
+app.add_typer(teacher.app, name="teacher")
+app.add_typer(job.app, name="job")
 app.command("sql")(sql.sql_command)
+app.add_typer(sandbox.app, name="sandbox")
+app.command("validate")(sandbox.validate_command)
 
 
 def _version(value: bool) -> None:
@@ -48,7 +52,10 @@ def _root(
 def main() -> None:
     """Console-script entry: one place that turns errors into messages and exit codes."""
     try:
-        app(standalone_mode=False)
+        code = app(standalone_mode=False)
+        # In non-standalone mode click returns a command's typer.Exit code instead of exiting.
+        if isinstance(code, int) and code != 0:
+            sys.exit(code)
     except UserError as exc:
         if os.environ.get("DATAGEN_DEBUG"):
             raise

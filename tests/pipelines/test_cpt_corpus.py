@@ -16,7 +16,7 @@ import pytest
 import yaml
 
 from datagen.pipelines.cpt_corpus import run_cpt_corpus
-from tests.conftest import MIT, GPL, UTIL_PY, git, make_git_repo, write_tree
+from tests.conftest import GPL, MIT, git, make_git_repo, write_tree
 
 
 def build(inputs, out, **kw):
@@ -183,6 +183,7 @@ def test_file_vanishing_between_listing_and_reading_is_recorded(tmp_path):
 
     repo = write_tree(tmp_path / "r", {"a.py": "x = 1\n"})
     import pyarrow as pa
+
     from datagen.pipelines.cpt_corpus import LISTING_SCHEMA
 
     listing = tmp_path / "listing.parquet"

@@ -1,0 +1,71 @@
+"""Wall time of a sandboxed pytest run vs a bare one on the same small repo (goal <= 1.25x).
+
+Both sides run the same interpreter, environment and pytest command (JUnit report
+included); the sandboxed side adds bwrap, the uid hand-over of the working copy, cgroups
+and rlimits. Run by hand:  PYTHONPATH=. python benchmarks/sandbox_overhead.py [--files 20]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+from datagen.config.sandbox import EnvConfig, SandboxLimits
+from datagen.sandbox.env import EnvManager
+from datagen.sandbox.runners import REPORT, pytest_command, run_tests
+from datagen.sandbox.select import get_sandbox
+
+SITE = str(Path(pytest.__file__).resolve().parent.parent)
+
+
+def make_repo(root: Path, files: int, tests: int) -> Path:
+    repo = root / "repo"
+    (repo / "pkg").mkdir(parents=True)
+    (repo / "tests").mkdir()
+    (repo / "pkg" / "__init__.py").write_text("def double(x):\n    return 2 * x\n")
+    for f in range(files):
+        body = "".join(f"def test_{f}_{t}():\n    assert double({t}) == {2 * t}\n\n"
+                       for t in range(tests))
+        (repo / "tests" / f"test_m{f}.py").write_text("from pkg import double\n\n\n" + body)
+    return repo
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--files", type=int, default=20)
+    ap.add_argument("--tests", type=int, default=25)
+    ap.add_argument("--repeats", type=int, default=7)
+    args = ap.parse_args()
+    sandbox = get_sandbox("auto")
+    limits = SandboxLimits(timeout_s=120)
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        repo = make_repo(root, args.files, args.tests)
+        env = EnvManager(EnvConfig(cache_dir=str(root / "envs"), inherit_site_packages=[SITE]),
+                         sandbox, limits).ensure(repo)
+        bare_cmd = pytest_command(env.python, REPORT, [])
+        bare, boxed = [], []
+        for _ in range(args.repeats):  # interleaved, so drift hits both sides alike
+            t = time.perf_counter()
+            proc = subprocess.run(bare_cmd, cwd=repo, env=env.run_env(repo), capture_output=True)
+            bare.append(time.perf_counter() - t)
+            assert proc.returncode == 0, proc.stdout[-500:]
+            t = time.perf_counter()
+            run = run_tests("pytest", sandbox, repo, limits, [], env=env)
+            boxed.append(time.perf_counter() - t)
+            assert run.run.exit_code == 0 and len(run.results) == args.files * args.tests, run
+    b, s = statistics.median(bare), statistics.median(boxed)
+    print(f"repo: {args.files} files x {args.tests} tests; median of {args.repeats} runs")
+    print(f"bare pytest:      {b:.3f} s")
+    print(f"{sandbox.name} sandbox:    {s:.3f} s")
+    print(f"ratio:            {s / b:.2f}x  (goal <= 1.25x)")
+
+
+if __name__ == "__main__":
+    main()

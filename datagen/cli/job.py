@@ -1,0 +1,59 @@
+"""``datagen job slurm``: print a Slurm batch script that serves the teacher and runs a build."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+app = typer.Typer(help="Make batch-job scripts for GPU clusters.", no_args_is_help=True)
+
+
+@app.command("slurm", context_settings={"allow_extra_args": True,
+                                        "ignore_unknown_options": True})
+def slurm_command(
+    ctx: typer.Context,
+    recipe: Annotated[str | None, typer.Option(
+        "--recipe", "-r", help="Recipe whose teacher: block is served (default: teacher.yaml).")
+    ] = None,
+    set_: Annotated[list[str] | None, typer.Option(
+        "--set", help="Override a teacher field first: --set teacher.vllm.max_model_len=32768")
+    ] = None,
+    gpus: Annotated[int, typer.Option("--gpus", help="GPUs on the node = tensor parallel size.")
+                    ] = 8,
+    time: Annotated[str, typer.Option("--time", help="Slurm time limit.")] = "24:00:00",
+    partition: Annotated[str | None, typer.Option("--partition", "-p")] = None,
+    account: Annotated[str | None, typer.Option("--account", "-A")] = None,
+    cpus: Annotated[int, typer.Option("--cpus-per-task")] = 32,
+    mem: Annotated[str | None, typer.Option("--mem", help="e.g. 512G")] = None,
+    job_name: Annotated[str, typer.Option("--job-name", "-J")] = "datagen",
+    port: Annotated[int, typer.Option("--port", help="Port of vllm serve on the node.")] = 8000,
+    health_timeout: Annotated[int, typer.Option(
+        "--health-timeout", help="Seconds to wait for the server's /health.")] = 1800,
+    sbatch: Annotated[list[str] | None, typer.Option(
+        "--sbatch", help="Extra #SBATCH option, e.g. --sbatch=--qos=high (repeatable).")] = None,
+) -> None:
+    """Print a Slurm script: vllm serve the recipe's teacher, wait for /health, run COMMAND, stop the server.
+
+    Everything after `--` is the command run on the node; it gets --set teacher.base_url=... pointing at the server.
+
+    Examples:
+
+      datagen job slurm -r agent-tasks.yaml --gpus 8 -- datagen build tasks -r agent-tasks.yaml > job.sh
+
+      sbatch job.sh
+
+      datagen job slurm --gpus 4 -p gpu -A myproj -- datagen teacher run prompts.jsonl -o out/answers.jsonl
+    """
+    from datagen.config.teacher import load_teacher_block
+    from datagen.errors import UserError
+    from datagen.teachers.slurm import SlurmJob, slurm_script
+
+    command = list(ctx.args)
+    if not command:
+        raise UserError("give the command to run after `--`, e.g. -- datagen build tasks")
+    config, _ = load_teacher_block(recipe, set_)
+    job = SlurmJob(gpus=gpus, job_name=job_name, time=time, partition=partition,
+                   account=account, cpus_per_task=cpus, mem=mem, port=port,
+                   health_timeout_s=health_timeout, extra_sbatch=list(sbatch or []))
+    typer.echo(slurm_script(config, command, job), nl=False)

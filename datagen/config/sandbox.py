@@ -1,0 +1,58 @@
+"""Recipe models for sandboxed execution and validation (the ``sandbox`` and
+``validation`` sections of a recipe such as ``pipelines/validate.yaml``)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from datagen.config.base import StrictModel
+
+
+class SandboxLimits(StrictModel):
+    """What one sandboxed command may use. Every limit is enforced by the back end that
+    reports it in ``datagen sandbox check``; a run that hits one says which."""
+
+    timeout_s: float = Field(300.0, gt=0, description="wall-clock limit")
+    cpu_s: int = Field(600, gt=0, description="CPU seconds per process (RLIMIT_CPU)")
+    memory_mb: int = Field(4096, gt=0, description="memory of the whole process tree")
+    processes: int = Field(256, gt=0, description="processes and threads at once")
+    file_size_mb: int = Field(1024, gt=0, description="largest file a process may write")
+    tmp_size_mb: int = Field(512, gt=0, description="size of the private /tmp (tmpfs)")
+    output_bytes: int = Field(1_000_000, gt=0, description="stdout/stderr kept, per stream")
+    network: bool = Field(False, description="only environment setup turns this on")
+
+
+class SandboxConfig(StrictModel):
+    backend: Literal["auto", "bwrap", "subprocess"] = "auto"
+    limits: SandboxLimits = SandboxLimits()
+    ro_paths: list[str] = Field(
+        default_factory=list, description="extra host folders the sandbox may read"
+    )
+
+
+class EnvConfig(StrictModel):
+    """Per-repo Python environments, cached by a hash of the repo's dependency files."""
+
+    cache_dir: str | None = Field(None, description="default: $DATAGEN_CACHE/envs or ~/.cache")
+    python: str | None = Field(None, description="base interpreter (default: the running one)")
+    system_site_packages: bool = False
+    inherit_site_packages: list[str] = Field(
+        default_factory=list,
+        description="site-packages folders the env may import from (e.g. a venv with pytest)",
+    )
+    test_requirements: list[str] = Field(default_factory=lambda: ["pytest"])
+    setup_timeout_s: float = Field(900.0, gt=0)
+
+
+class ValidationConfig(StrictModel):
+    reruns: int = Field(3, ge=1, description="runs per side; tests that change are flaky")
+    workers: int = Field(0, ge=0, description="parallel runs (0 = one per core)")
+    test_timeout_s: float = Field(300.0, gt=0)
+
+
+class ValidateRecipe(StrictModel):
+    sandbox: SandboxConfig = SandboxConfig()
+    env: EnvConfig = EnvConfig()
+    validation: ValidationConfig = ValidationConfig()

@@ -1,0 +1,198 @@
+"""The ``Sandbox`` protocol and the plumbing both back ends share: start a process with
+rlimits (and a cgroup when the host allows), keep a capped copy of its output, stop it at
+the wall-clock limit, and work out which limit (if any) stopped it.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Protocol
+
+from datagen.config.sandbox import SandboxLimits
+from datagen.records.tasks import LimitName, RunResult
+from datagen.sandbox.cgroups import RunCgroup
+
+MiB = 1024 * 1024
+DEFAULT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
+
+class Sandbox(Protocol):
+    """Runs one command in a working copy under limits, with no network."""
+
+    name: str
+
+    def run(
+        self,
+        cmd: Sequence[str],
+        workdir: Path,
+        limits: SandboxLimits,
+        env: Mapping[str, str] | None = None,
+        ro_paths: Sequence[Path] = (),
+    ) -> RunResult: ...
+
+    def claims(self) -> dict[str, str]:
+        """Property -> how this back end enforces it ('NOT ENFORCED: why' when it cannot)."""
+        ...
+
+
+def base_env(env: Mapping[str, str] | None) -> dict[str, str]:
+    """The environment a sandboxed command starts with: a bare one plus ``env``."""
+    out = {"PATH": DEFAULT_PATH, "HOME": "/tmp", "TMPDIR": "/tmp", "LANG": "C.UTF-8"}
+    out.update(env or {})
+    return out
+
+
+class _Capture(threading.Thread):
+    """Reads a pipe to the end, keeping the first and last ``cap // 2`` bytes."""
+
+    def __init__(self, stream, cap: int):
+        super().__init__(daemon=True)
+        self.stream, self.half = stream, max(cap // 2, 1)
+        self.head = bytearray()
+        self.tail = bytearray()
+        self.total = 0
+
+    def run(self) -> None:
+        while chunk := self.stream.read1(65536):
+            self.total += len(chunk)
+            room = self.half - len(self.head)
+            if room > 0:
+                self.head += chunk[:room]
+                chunk = chunk[room:]
+            if chunk:
+                self.tail += chunk
+                del self.tail[: max(len(self.tail) - self.half, 0)]
+
+    def text(self) -> str:
+        cut = self.total - len(self.head) - len(self.tail)
+        mid = f"\n[... {cut} bytes cut by the sandbox ...]\n".encode() if cut > 0 else b""
+        return (bytes(self.head) + mid + bytes(self.tail)).decode("utf-8", "replace")
+
+
+def rlimit_setter(limits: SandboxLimits, memory: bool) -> Callable[[], None]:
+    """Per-process limits applied in the child before exec (inherited by its tree)."""
+    values = [
+        (resource.RLIMIT_CPU, limits.cpu_s, limits.cpu_s + 1),  # SIGXCPU first, then KILL
+        (resource.RLIMIT_FSIZE, limits.file_size_mb * MiB, limits.file_size_mb * MiB),
+        (resource.RLIMIT_NPROC, limits.processes, limits.processes),
+        (resource.RLIMIT_CORE, 0, 0),
+    ]
+    if memory:
+        values.append((resource.RLIMIT_AS, limits.memory_mb * MiB, limits.memory_mb * MiB))
+
+    def apply() -> None:
+        for which, soft, hard in values:
+            resource.setrlimit(which, (soft, hard))
+
+    return apply
+
+
+# Messages runtimes print when an rlimit refuses them; used only when no cgroup measured it.
+_STDERR_MARKERS: list[tuple[LimitName, tuple[str, ...]]] = [
+    ("memory", ("MemoryError", "Cannot allocate memory", "std::bad_alloc",
+                "JavaScript heap out of memory")),
+    ("processes", ("Cannot fork", "fork: Resource temporarily unavailable",
+                   "BlockingIOError: [Errno 11]", "can't start new thread")),
+    ("file_size", ("File too large", "[Errno 27]")),
+    ("disk", ("No space left on device", "[Errno 28]")),
+]
+
+
+def detect_limit(
+    exit_code: int, timed_out: bool, stderr: str, cgroup: RunCgroup | None
+) -> tuple[LimitName | None, str | None]:
+    """Which limit stopped a run, and the evidence. Kernel counters beat signals beat text."""
+    if timed_out:
+        return "timeout", "wall-clock timer"
+    if cgroup is not None and cgroup.oom_kills():
+        return "memory", "cgroup memory.oom_control oom_kill"
+    if cgroup is not None and cgroup.processes_hit():
+        return "processes", "cgroup pids.events max"
+    if exit_code == 128 + signal.SIGXCPU:
+        return "cpu", "SIGXCPU"
+    if exit_code == 128 + signal.SIGXFSZ:
+        return "file_size", "SIGXFSZ"
+    # Any exit status: a child may hit a limit while the main process still exits 0.
+    for name, markers in _STDERR_MARKERS:
+        for marker in markers:
+            if marker in stderr:
+                return name, f"stderr: {marker!r}"
+    return None, None
+
+
+def execute(
+    argv: Sequence[str],
+    *,
+    backend: str,
+    cwd: Path,
+    env: Mapping[str, str],
+    limits: SandboxLimits,
+    use_cgroup: bool,
+    extra_preexec: Callable[[], None] | None = None,
+    pass_fds: Sequence[int] = (),
+) -> RunResult:
+    """Start ``argv`` in its own session, wait at most ``limits.timeout_s``, report."""
+    cgroup = RunCgroup.create(limits.processes, limits.memory_mb) if use_cgroup else None
+    set_limits = rlimit_setter(limits, memory=cgroup is None or cgroup.memory is None)
+
+    def preexec() -> None:
+        if cgroup is not None:
+            cgroup.attach_current()
+        set_limits()
+        if extra_preexec is not None:
+            extra_preexec()
+
+    start = time.monotonic()
+    try:
+        proc = subprocess.Popen(
+            list(argv), cwd=cwd, env=dict(env), stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+            preexec_fn=preexec, pass_fds=tuple(pass_fds),
+        )
+    except OSError:
+        if cgroup is not None:
+            cgroup.remove()
+        raise
+    out, err = _Capture(proc.stdout, limits.output_bytes), _Capture(proc.stderr, limits.output_bytes)
+    out.start()
+    err.start()
+    timed_out = False
+    try:
+        proc.wait(timeout=limits.timeout_s)
+    except subprocess.TimeoutExpired:
+        timed_out = True
+    finally:
+        _kill_tree(proc.pid, cgroup)
+        proc.wait()
+    duration = time.monotonic() - start
+    # Readers end when every writer is gone; a writer that escaped the kill cannot hold us.
+    out.join(timeout=5)
+    err.join(timeout=5)
+    code = proc.returncode if proc.returncode >= 0 else 128 - proc.returncode
+    stderr = err.text()
+    limit, evidence = detect_limit(code, timed_out, stderr, cgroup)
+    peak = cgroup.memory_peak_mb() if cgroup is not None else None
+    if cgroup is not None:
+        cgroup.remove()
+    return RunResult(
+        backend=backend, exit_code=code, stdout=out.text(), stderr=stderr,
+        stdout_bytes=out.total, stderr_bytes=err.total, duration_s=round(duration, 4),
+        limit_hit=limit, limit_evidence=evidence, memory_peak_mb=peak,
+    )
+
+
+def _kill_tree(pid: int, cgroup: RunCgroup | None) -> None:
+    """Kill the run's process group (and its cgroup): nothing outlives a run."""
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    if cgroup is not None:
+        cgroup.kill_all()

@@ -1,0 +1,192 @@
+"""Bubblewrap back end: a fresh mount, network, PID, IPC and UTS namespace per run.
+
+The sandbox sees read-only system folders, the paths it is given read-only, the working
+copy read-write and a size-capped private /tmp; nothing else of the host exists in it.
+As root, bwrap builds the sandbox and ``setpriv`` then drops to a leased unprivileged uid
+(one per concurrent run), because the kernel ignores RLIMIT_NPROC for uid 0 even inside
+a user namespace. The working copy is handed to that uid for the run and given back after.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import shutil
+import stat
+import tempfile
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from datagen.config.sandbox import SandboxLimits
+from datagen.errors import UserError
+from datagen.records.tasks import RunResult
+from datagen.sandbox.base import MiB, base_env, execute
+
+UID_BASE = 200_000
+UID_SLOTS = 4096
+# System folders a toolchain needs; merged-/usr hosts have /bin etc. as symlinks.
+_SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+_ETC_FILES = (
+    "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/alternatives",
+    "/etc/passwd", "/etc/group", "/etc/nsswitch.conf", "/etc/localtime", "/etc/hosts",
+    "/etc/ssl", "/etc/ca-certificates", "/etc/mime.types", "/etc/gitconfig",
+    "/etc/os-release", "/etc/debian_version", "/etc/lsb-release",
+)
+_NET_FILES = ("/etc/resolv.conf", "/etc/host.conf", "/etc/gai.conf", "/etc/pip.conf")
+
+
+def bwrap_path() -> str | None:
+    return shutil.which("bwrap")
+
+
+class UidLease:
+    """An exclusive uid for one run, held by a lock file until released."""
+
+    def __init__(self) -> None:
+        folder = Path(tempfile.gettempdir()) / "datagen-sandbox-uids"
+        folder.mkdir(mode=0o700, exist_ok=True)
+        for slot in range(UID_SLOTS):
+            fd = os.open(folder / str(slot), os.O_CREAT | os.O_RDWR, 0o600)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                os.close(fd)
+                continue
+            self.fd, self.uid = fd, UID_BASE + slot
+            return
+        raise RuntimeError("no free sandbox uid (4096 runs at once?)")
+
+    def release(self) -> None:
+        os.close(self.fd)
+
+
+def _give(workdir: Path, uid: int) -> dict[str, tuple[int, int]]:
+    """Chown the working copy to ``uid``; returns the old owners to restore."""
+    owners: dict[str, tuple[int, int]] = {}
+    for path in [str(workdir), *_walk(workdir)]:
+        st = os.lstat(path)
+        owners[path] = (st.st_uid, st.st_gid)
+        # A hard link may be a host file planted in the copy: it stays the host's.
+        if stat.S_ISDIR(st.st_mode) or st.st_nlink == 1:
+            os.lchown(path, uid, uid)
+    return owners
+
+
+def check_workdir(workdir: Path) -> None:
+    """Refuse working copies whose hand-over to the sandbox uid would touch the system."""
+    forbidden = {Path("/"), Path.home(), Path("/home"), Path("/root"), Path("/tmp")}
+    forbidden |= {Path(d) for d in _SYSTEM_DIRS + ("/etc", "/var", "/opt", "/srv")}
+    if workdir in forbidden:
+        raise UserError(f"refusing to use {workdir} as a sandbox working copy")
+
+
+def _take_back(workdir: Path, owners: dict[str, tuple[int, int]]) -> None:
+    """Restore owners; files the run created go to the working copy's owner."""
+    default = owners[str(workdir)]
+    for path in [str(workdir), *_walk(workdir)]:
+        uid, gid = owners.get(path, default)
+        os.lchown(path, uid, gid)
+
+
+def _parents(paths: Sequence[str]) -> list[str]:
+    """Ancestors of ``paths`` that the sandbox must create (not / , /tmp or system dirs)."""
+    out: list[str] = []
+    for path in paths:
+        for parent in reversed(Path(path).parents):
+            text = str(parent)
+            skip = text in ("/", "/tmp") or any(
+                text == d or text.startswith(d + "/") for d in _SYSTEM_DIRS + ("/etc",)
+            )
+            if not skip and text not in out:
+                out.append(text)
+    return out
+
+
+def _walk(root: Path):
+    for dirpath, dirnames, filenames in os.walk(root):
+        for name in dirnames + filenames:
+            yield os.path.join(dirpath, name)
+
+
+class BwrapSandbox:
+    """Runs commands under ``bwrap``; see the module docstring for the layout."""
+
+    name = "bwrap"
+
+    def __init__(self, bwrap: str | None = None):
+        self.bwrap = bwrap or bwrap_path()
+        if self.bwrap is None:
+            raise RuntimeError("bwrap is not installed (Debian: apt-get install bubblewrap)")
+        self.as_root = os.geteuid() == 0
+        self.setpriv = shutil.which("setpriv") if self.as_root else None
+        if self.as_root and self.setpriv is None:
+            raise RuntimeError("running as root needs setpriv (util-linux) to drop privileges")
+
+    def claims(self) -> dict[str, str]:
+        procs = ("RLIMIT_NPROC on a leased unprivileged uid" if self.as_root
+                 else "RLIMIT_NPROC on the caller's uid (counts all its processes)")
+        return {
+            "network": "new network namespace (loopback only)",
+            "filesystem": "mount namespace: system dirs + given paths read-only, workdir rw",
+            "tmp": "private tmpfs /tmp of tmp_size_mb",
+            "processes": procs + "; cgroup pids.max when writable",
+            "memory": "cgroup memory.limit_in_bytes when writable, else RLIMIT_AS",
+            "cpu": "RLIMIT_CPU",
+            "file_size": "RLIMIT_FSIZE",
+            "timeout": "wall-clock timer, kills the PID namespace",
+            "pid/ipc/uts": "new namespaces; --die-with-parent",
+        }
+
+    def argv(
+        self, cmd: Sequence[str], workdir: Path, limits: SandboxLimits,
+        ro_paths: Sequence[Path], uid: int | None,
+    ) -> list[str]:
+        args = [self.bwrap, "--die-with-parent", "--new-session", "--unshare-pid",
+                "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try", "--hostname", "sandbox"]
+        if not limits.network:
+            args.append("--unshare-net")
+        if not self.as_root:
+            args.append("--unshare-user")
+        for path in _SYSTEM_DIRS:
+            if os.path.islink(path):
+                args += ["--symlink", os.readlink(path), path]
+            elif os.path.isdir(path):
+                args += ["--ro-bind", path, path]
+        args += ["--perms", "0755", "--dir", "/etc"]
+        for path in _ETC_FILES + (_NET_FILES if limits.network else ()):
+            args += ["--ro-bind-try", path, path]
+        args += ["--proc", "/proc", "--dev", "/dev",
+                 "--perms", "1777", "--size", str(limits.tmp_size_mb * MiB), "--tmpfs", "/tmp"]
+        ro = [str(Path(p).resolve()) for p in ro_paths]
+        work = str(workdir.resolve())
+        for parent in _parents([*ro, work]):
+            # bwrap would make missing parents 0700, which the dropped uid cannot traverse
+            args += ["--perms", "0755", "--dir", parent]
+        for path in ro:
+            args += ["--ro-bind", path, path]
+        args += ["--bind", work, work, "--chdir", work, "--"]
+        if uid is not None:
+            args += [self.setpriv, f"--reuid={uid}", f"--regid={uid}", "--clear-groups",
+                     "--no-new-privs", "--inh-caps=-all", "--bounding-set=-all", "--"]
+        return args + list(cmd)
+
+    def run(
+        self,
+        cmd: Sequence[str],
+        workdir: Path,
+        limits: SandboxLimits,
+        env: Mapping[str, str] | None = None,
+        ro_paths: Sequence[Path] = (),
+    ) -> RunResult:
+        workdir = Path(workdir).resolve()
+        check_workdir(workdir)
+        lease = UidLease() if self.as_root else None
+        owners = _give(workdir, lease.uid) if lease else None
+        try:
+            argv = self.argv(cmd, workdir, limits, ro_paths, lease.uid if lease else None)
+            return execute(argv, backend=self.name, cwd=workdir, env=base_env(env),
+                           limits=limits, use_cgroup=True)
+        finally:
+            if lease is not None:
+                _take_back(workdir, owners)
+                lease.release()

@@ -1,0 +1,68 @@
+"""Content-addressed request cache: one JSON file per request key.
+
+Why files and not SQLite: teacher runs on a cluster share the cache folder across nodes
+on NFS or Lustre, where SQLite's locking (WAL needs shared memory on one host) is not
+reliable. One file per key needs no lock at all: a writer writes a private temporary file
+in the same folder and ``os.replace``-s it onto ``<key>.json``, which is atomic on POSIX,
+so readers see either nothing or a whole entry, and two writers of one key (the same
+answer, or an equally valid one) simply leave the last. Keys are spread over 256
+sub-folders so no folder grows huge. An unreadable entry (a crash mid-write on a
+filesystem that lost the rename) counts as a miss and is overwritten.
+
+Only answers are cached (``ok`` and ``truncated``); errors and schema failures are not,
+so a re-run asks again.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import uuid
+from pathlib import Path
+
+from datagen.teachers.types import TeacherResult
+
+CACHEABLE = ("ok", "truncated")
+_FIELDS = (
+    "key", "status", "texts", "finish_reasons", "parsed", "token_logprobs", "tokens",
+    "usage", "latency_s", "attempts", "request_id", "created",
+)
+
+
+class RequestCache:
+    """Get and put ``TeacherResult``s by request key under ``root``."""
+
+    def __init__(self, root: str | Path):
+        self.root = Path(root)
+
+    def path(self, key: str) -> Path:
+        return self.root / key[:2] / f"{key}.json"
+
+    def get(self, key: str) -> TeacherResult | None:
+        try:
+            data = json.loads(self.path(key).read_bytes())
+            result = TeacherResult.model_validate(data)
+        except (OSError, ValueError):
+            return None
+        if result.key != key or result.status not in CACHEABLE:
+            return None
+        return result.model_copy(update={"cached": True})
+
+    def put(self, result: TeacherResult) -> bool:
+        """Store a result if it is an answer; returns whether it was stored."""
+        if result.status not in CACHEABLE:
+            return False
+        target = self.path(result.key)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        data = result.model_dump(mode="json", include=set(_FIELDS))
+        tmp = target.parent / f".{result.key}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp"
+        try:
+            tmp.write_text(json.dumps(data, ensure_ascii=False, sort_keys=True), encoding="utf-8")
+            os.replace(tmp, target)
+        finally:
+            tmp.unlink(missing_ok=True)
+        return True
+
+    def count(self) -> int:
+        """Entries on disk (walks the folder: for tests and reports, not hot paths)."""
+        return sum(1 for _ in self.root.glob("??/*.json")) if self.root.exists() else 0

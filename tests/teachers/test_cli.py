@@ -1,0 +1,189 @@
+"""``datagen teacher ping|run`` and ``datagen job slurm`` against the real local server."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import duckdb
+import pytest
+from typer.testing import CliRunner
+
+from datagen.cli.app import app
+from tests.teachers.helpers import MODEL
+
+FAKE_SERVER = Path(__file__).with_name("fake_server.py")
+
+
+def cli(*args: str):
+    return CliRunner().invoke(app, list(args))
+
+
+def teacher_flags(s, tmp_path) -> list[str]:
+    return ["--base-url", s.base_url, "--model", MODEL,
+            "--set", f"teacher.cache_dir={tmp_path / 'cache'}",
+            "--set", "teacher.api_key_env=DATAGEN_TEST_KEY",
+            "--set", "teacher.backoff_base_s=0.001", "--set", "teacher.timeout_s=2"]
+
+
+def write_jsonl(path: Path, rows: list) -> Path:
+    path.write_text("".join((r if isinstance(r, str) else json.dumps(r)) + "\n" for r in rows))
+    return path
+
+
+def read_jsonl(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def test_ping_ok_and_failures(server):
+    with server() as s:
+        res = cli("teacher", "ping", "--base-url", s.base_url, "--model", MODEL)
+        assert res.exit_code == 0 and "ok:" in res.output and MODEL in res.output
+        res = cli("teacher", "ping", "--base-url", s.base_url, "--model", "other")
+        assert res.exit_code == 1 and "does not serve 'other'" in res.output
+        port = s.port
+    res = cli("teacher", "ping", "--base-url", f"http://127.0.0.1:{port}/v1", "--model", MODEL,
+              "--timeout", "1")
+    assert res.exit_code == 1 and "connection error" in res.output
+
+
+def test_run_native_lines_in_order_with_errors_inline(server, tmp_path):
+    schema = {"type": "object", "required": ["a"]}
+    src = write_jsonl(tmp_path / "in.jsonl", [
+        {"id": "q1", "messages": [{"role": "user", "content": "one"}], "metadata": {"k": 1}},
+        "{not json",
+        {"id": "q3", "messages": [{"role": "user", "content": "three"}], "tools": []},
+        {"id": "q4", "messages": [{"role": "user", "content": "four"}], "json_schema": schema},
+        {"id": "q5", "messages": [{"role": "user", "content": "five"}], "n": 2, "seed": 9},
+        {"id": "q6", "messages": [{"role": "user", "content": "six"}]},
+    ])
+    out = tmp_path / "res" / "out.jsonl"
+    with server(script={"four": '{"a": 4}'}, faults={"six": ["500"] * 9}) as s:
+        res = cli("teacher", "run", str(src), "--out", str(out), *teacher_flags(s, tmp_path),
+                  "--set", "teacher.max_retries=1")
+        assert res.exit_code == 0, res.output
+    rows = read_jsonl(out)
+    assert [r["line"] for r in rows] == [1, 2, 3, 4, 5, 6]
+    assert rows[0]["texts"] == ["answer to: one"] and rows[0]["metadata"] == {"k": 1}
+    assert rows[1]["status"] == "error" and "bad input line 2" in rows[1]["error"]
+    assert rows[2]["status"] == "error"
+    assert "unsupported field(s) in line: tools" in rows[2]["error"]
+    assert rows[3]["parsed"] == [{"a": 4}]
+    assert len(rows[4]["texts"]) == 2 and rows[4]["id"] == "q5"
+    assert rows[5]["status"] == "error" and "http 500" in rows[5]["error"]
+    con = duckdb.connect(str(out.parent / "manifest.duckdb"), read_only=True)
+    calls = con.execute("SELECT custom_id, status, attempts, cached FROM teacher_calls "
+                        "ORDER BY custom_id").fetchall()
+    assert calls == [("q1", "ok", 1, False), ("q4", "ok", 1, False), ("q5", "ok", 1, False),
+                     ("q6", "error", 2, False)]
+    assert con.execute("SELECT command, status FROM runs").fetchall() == [
+        ("teacher run", "finished")]
+
+
+def test_batch_api_lines_round_trip_and_rerun_is_free(server, tmp_path, monkeypatch):
+    monkeypatch.setenv("DATAGEN_TEST_KEY", "sk-never-written-42")
+    body = {"model": "whatever-the-file-says", "max_completion_tokens": 50,
+            "messages": [{"role": "user", "content": "hi"}]}
+    src = write_jsonl(tmp_path / "batch.jsonl", [
+        {"custom_id": "a", "method": "POST", "url": "/v1/chat/completions", "body": body},
+        {"custom_id": "b", "method": "POST", "url": "/v1/embeddings", "body": {"input": "x"}},
+        {"custom_id": "c", "method": "POST", "url": "/v1/completions",
+         "body": {"prompt": "p q", "max_tokens": 5, "logprobs": 1}},
+    ])
+    out = tmp_path / "out.jsonl"
+    with server() as s:
+        assert cli("teacher", "run", str(src), "-o", str(out), *teacher_flags(s, tmp_path)
+                   ).exit_code == 0
+        first = out.read_bytes()
+        s.reset_counts()
+        assert cli("teacher", "run", str(src), "-o", str(out), *teacher_flags(s, tmp_path)
+                   ).exit_code == 0
+        assert s.total_calls == 0 and out.read_bytes() == first  # same bytes, from the cache
+    a, b, c = read_jsonl(out)
+    assert set(a) == {"id", "custom_id", "response", "error"} and a["error"] is None
+    assert a["custom_id"] == "a" and a["response"]["status_code"] == 200
+    resp = a["response"]["body"]
+    assert resp["object"] == "chat.completion" and resp["model"] == MODEL
+    assert resp["choices"][0]["message"] == {"role": "assistant", "content": "answer to: hi"}
+    assert resp["usage"]["total_tokens"] == sum(resp["usage"][k] for k in
+                                                ("prompt_tokens", "completion_tokens"))
+    assert b["response"] is None and "/v1/embeddings" in b["error"]["message"]
+    assert c["response"]["body"]["choices"][0]["logprobs"]["tokens"] == ["answer", "to:", "p", "q"]
+    leaked = [p for p in tmp_path.rglob("*") if p.is_file()
+              and b"sk-never-written-42" in p.read_bytes()]
+    assert leaked == []
+
+
+def test_run_needs_an_existing_file(tmp_path):
+    res = cli("teacher", "run", str(tmp_path / "none.jsonl"), "-o", str(tmp_path / "o.jsonl"))
+    assert res.exit_code != 0
+
+
+def test_slurm_script_shape():
+    res = cli("job", "slurm", "--gpus", "4", "-p", "gpu", "--set", "teacher.model=org/Model-7B",
+              "--set", "teacher.vllm.max_model_len=32768", "--",
+              "datagen", "build", "tasks", "--recipe", "r.yaml")
+    assert res.exit_code == 0, res.output
+    script = res.output
+    assert script.startswith("#!/bin/bash\n#SBATCH ")
+    for line in ("#SBATCH --gpus-per-node=4", "#SBATCH --partition=gpu", "trap stop_server EXIT"):
+        assert line in script
+    assert "vllm serve org/Model-7B" in script and "--tensor-parallel-size 4" in script
+    assert "--max-model-len 32768" in script and "--enable-prefix-caching" in script
+    assert 'datagen build tasks --recipe r.yaml --set teacher.backend=openai' in script
+    assert '--set "teacher.base_url=http://127.0.0.1:${PORT}/v1"' in script
+    assert subprocess.run(["bash", "-n"], input=script, text=True).returncode == 0
+    assert cli("job", "slurm", "--gpus", "2").exit_code != 0  # no command given
+
+
+@pytest.mark.skipif(not os.path.exists("/usr/bin/curl") and not os.path.exists("/bin/curl"),
+                    reason="the script polls /health with curl")
+def test_slurm_script_runs_end_to_end(tmp_path):
+    """Run the printed script with bash: a stand-in `vllm` (vLLM cannot run here) serves the
+    fake server; the build command really runs; the trap stops the server."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    vllm = bin_dir / "vllm"
+    vllm.write_text(textwrap.dedent(f"""\
+        #!{sys.executable}
+        import os, sys
+        args = sys.argv[1:]
+        open({str(tmp_path / "vllm.args")!r}, "w").write(" ".join(args))
+        open({str(tmp_path / "vllm.pid")!r}, "w").write(str(os.getpid()))
+        port = args[args.index("--port") + 1]
+        os.execv(sys.executable, [sys.executable, {str(FAKE_SERVER)!r}, "--port", port,
+                                  "--model", args[1]])
+        """))
+    datagen = bin_dir / "datagen"
+    datagen.write_text(f"#!/bin/sh\nexec {sys.executable} -m datagen.cli.app \"$@\"\n")
+    for f in (vllm, datagen):
+        f.chmod(f.stat().st_mode | stat.S_IXUSR)
+    src = write_jsonl(tmp_path / "in.jsonl",
+                      [{"id": "x", "messages": [{"role": "user", "content": "hello"}]}])
+    res = cli("job", "slurm", "--gpus", "2", "--set", f"teacher.model={MODEL}", "--",
+              "datagen", "teacher", "run", str(src), "--out", str(tmp_path / "out.jsonl"),
+              "--set", f"teacher.cache_dir={tmp_path / 'cache'}")
+    assert res.exit_code == 0, res.output
+    env = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}", "DATAGEN_HEALTH_POLL": "0.2",
+           "DATAGEN_VLLM_PORT": str(_free_port()), "PYTHONPATH": os.pathsep.join(sys.path)}
+    proc = subprocess.run(["bash", "-c", res.output], cwd=tmp_path, env=env, text=True,
+                          capture_output=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr + proc.stdout
+    assert "ok: http://127.0.0.1:" in proc.stdout
+    assert read_jsonl(tmp_path / "out.jsonl")[0]["texts"] == ["answer to: hello"]
+    assert "--tensor-parallel-size 2" in (tmp_path / "vllm.args").read_text()
+    pid = int((tmp_path / "vllm.pid").read_text())
+    assert not Path(f"/proc/{pid}").exists() or "zombie" in Path(f"/proc/{pid}/status").read_text()
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
