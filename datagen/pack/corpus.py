@@ -24,8 +24,6 @@ from datagen.pack.tokenize import LoadedTokenizer, load_tokenizer
 from datagen.pack.writers import DatatroveWriter, MegatronWriter, ParquetTokenWriter, WrittenFile
 from datagen.records.pack import PackOutputRow, RepoDocRow, TokenCountRow
 
-SPLITS = ("train", "validation")
-
 
 @dataclass
 class PackResult:
@@ -112,7 +110,8 @@ def pack_corpus(
     out: Path, cfg: PackConfig, run_id: str, shards: dict[str, list[Path]],
     advance: Callable[[int], None] | None = None,
 ) -> PackResult:
-    """Tokenize and pack the text shards of each split (``{"train": [...], ...}``)."""
+    """Tokenize and pack the text shards of each split (``{"train": [paths], ...}``, in order);
+    outputs are named by those split names."""
     assert cfg.tokenizer, "pack_corpus needs pack.tokenizer"
     tok = load_tokenizer(cfg.tokenizer, cfg.eos_token, cfg.pad_token)
     tokens_dir = out / "tokens"
@@ -121,12 +120,12 @@ def pack_corpus(
     for S in cfg.seq_lens:
         (tokens_dir / str(S)).mkdir(parents=True, exist_ok=True)
     result = PackResult()
-    for split in SPLITS:
-        if not shards.get(split):
+    for split, paths in shards.items():
+        if not paths:
             continue
         outputs = _SplitOutputs(out, split, cfg, tok)
         counts: dict[tuple[str, str], list[int]] = {}
-        for docs in _repo_docs(iter_repo_rows(shards[split]), split, cfg, tok, advance):
+        for docs in _repo_docs(iter_repo_rows(paths), split, cfg, tok, advance):
             for doc in docs:
                 outputs.add(doc)
                 result.docs.append(RepoDocRow(

@@ -192,7 +192,7 @@ def _build(cfg: CptCorpusRecipe, out: Path, work: Path, run_id: str, repos: list
             rows = write_text_shards(con, crawl_files, data_dir, work / "shards" / name, cfg.shards,
                                      console, order=orderer, split=name, repos=names)
             shard_rows += rows
-            text_shards[split] = [out / r.path for r in rows]
+            text_shards[name] = [out / r.path for r in rows]
         con.execute("CHECKPOINT")
         counts = _counts(con)
     finally:
