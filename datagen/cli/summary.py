@@ -39,3 +39,6 @@ def print_build_summary(result, console: Console | None = None) -> None:
             f"tokens/{p.seq_len}: {p.split} {p.sequences} sequences x {p.seq_len} = {p.tokens} tokens "
             f"from {p.documents} repo documents ({waste:.2%} padding)"
         )
+        if waste > 0.005:
+            console.print(f"  [yellow]padding over 0.5%:[/] the last of only {p.sequences} sequence(s) is "
+                          "padded; a larger corpus, or --set pack.remainder=drop, avoids it")
