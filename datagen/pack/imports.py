@@ -51,20 +51,24 @@ def _has(row: Any, name: str) -> bool:
 
 
 def import_graph(
-    files: Sequence[Any], extra_texts: Mapping[str, str] | None = None
+    files: Sequence[Any], extra_texts: Mapping[str, str] | None = None,
+    aliases: Mapping[str, str] | None = None,
 ) -> tuple[dict[str, list[str]], dict[str, int]]:
     """Resolved imports of each file (``path -> sorted imported paths``) and counters.
 
     ``extra_texts`` are repo files that are not in ``files`` but help resolution
-    (``go.mod``, ``Cargo.toml``); ``files`` of those names are used too.
+    (``go.mod``, ``Cargo.toml``); ``files`` of those names are used too. ``aliases`` maps
+    paths of the repo that are not in ``files`` (e.g. dropped exact duplicates) to the
+    file that stands for them, so an import of a removed copy points at the kept one.
     """
+    aliases = dict(aliases or {})
     paths = [_get(f, "path") for f in files]
     texts = {p: t for p, t in (extra_texts or {}).items()}
     for f in files:
         if _get(f, "path").rsplit("/", 1)[-1] in MANIFEST_NAMES:
             texts[_get(f, "path")] = _get(f, "text")
     repo = next((_get(f, "repo") for f in files if _has(f, "repo")), "")
-    index = RepoIndex(paths, texts, repo or "")
+    index = RepoIndex([*paths, *aliases], texts, repo or "")
     counts = {"imports": 0, "resolved": 0, "unresolved": 0, "external": 0, "parse_errors": 0}
     parsed = []
     for f in files:
@@ -83,7 +87,7 @@ def import_graph(
             targets, status = _resolve(index, lang, path, kind, value)
             counts["imports"] += 1
             counts[status] += 1
-            deps[path].update(t for t in targets if t != path)
+            deps[path].update(aliases.get(t, t) for t in targets if aliases.get(t, t) != path)
     return {p: sorted(d) for p, d in deps.items()}, counts
 
 
@@ -132,9 +136,13 @@ def dependency_order(deps: Mapping[str, Iterable[str]]) -> tuple[list[str], list
     return order, broken
 
 
-def order_repo(files: Sequence[Any], extra_texts: Mapping[str, str] | None = None) -> RepoOrder:
-    """Order one repository's files so that each comes after what it imports."""
-    deps, counts = import_graph(files, extra_texts)
+def order_repo(
+    files: Sequence[Any], extra_texts: Mapping[str, str] | None = None,
+    aliases: Mapping[str, str] | None = None,
+) -> RepoOrder:
+    """Order one repository's files so that each comes after what it imports
+    (``extra_texts``, ``aliases``: see ``import_graph``)."""
+    deps, counts = import_graph(files, extra_texts, aliases)
     order, broken = dependency_order(deps)
     edges = sorted((src, dst) for src, ds in deps.items() for dst in ds)
     return RepoOrder(

@@ -29,22 +29,25 @@ def split_of(repo: str, cfg: PackConfig) -> str:
     return "train"
 
 
-def _order_task(repo: str, files: list[tuple[str, str, str]]) -> RepoOrder:
-    return order_repo([{"repo": repo, "path": p, "lang": lang, "text": t} for p, lang, t in files])
+def _order_task(repo: str, files: list[tuple[str, str, str]], aliases: dict[str, str]) -> RepoOrder:
+    rows = [{"repo": repo, "path": p, "lang": lang, "text": t} for p, lang, t in files]
+    return order_repo(rows, aliases=aliases)
 
 
 class RepoOrderer:
     """The writer's in-repo ordering function; keeps each repo's graph stats in ``rows``."""
 
-    def __init__(self, cfg: PackConfig, workers: int = 1):
+    def __init__(self, cfg: PackConfig, workers: int = 1,
+                 aliases: dict[str, dict[str, str]] | None = None):
         self.cfg = cfg
         self.workers = workers
+        self.aliases = aliases or {}  # repo -> {dropped duplicate path: kept path}
         self.rows: list[RepoOrderRow] = []
 
     def __call__(self, rows: list[dict]) -> list[dict]:
         if not rows or self.cfg.order == "path":
             return self._record(rows, None)
-        return self._record(rows, order_repo(rows))
+        return self._record(rows, order_repo(rows, aliases=self.aliases.get(rows[0]["repo"])))
 
     def stream(self, repos: Iterable[tuple[str, list[dict]]]) -> Iterator[list[dict]]:
         """Each repo's rows, ordered; parallel when ``workers > 1``."""
@@ -60,7 +63,7 @@ class RepoOrderer:
             pending: deque = deque()
             for repo, rows in repos:
                 files = [(r["path"], r["lang"], r["text"]) for r in rows]
-                pending.append((rows, pool.submit(_order_task, repo, files)))
+                pending.append((rows, pool.submit(_order_task, repo, files, self.aliases.get(repo, {}))))
                 if len(pending) >= 2 * self.workers:
                     rows, fut = pending.popleft()
                     yield self._record(rows, fut.result())

@@ -180,7 +180,7 @@ def _build(cfg: CptCorpusRecipe, out: Path, work: Path, run_id: str, repos: list
 
         # 4. shards (train, and validation for held-out repos) --------------------------
         data_dir = out / "data"
-        orderer = RepoOrderer(cfg.pack, workers=cfg.workers)
+        orderer = RepoOrderer(cfg.pack, workers=cfg.workers, aliases=_duplicate_aliases(con))
         shard_rows: list[ShardRow] = []
         text_shards: dict[str, list[Path]] = {}
         for split, names in _repos_by_split(con, cfg).items():
@@ -220,6 +220,18 @@ def _build(cfg: CptCorpusRecipe, out: Path, work: Path, run_id: str, repos: list
         kept_bytes=counts["kept_bytes"], dropped_by_reason=counts["dropped_by_reason"],
         shards=[s.path for s in shard_rows if s.path.startswith("data/")], packed=packed,
     )
+
+
+def _duplicate_aliases(con: duckdb.DuckDBPyConnection) -> dict[str, dict[str, str]]:
+    """repo -> {path of a dropped exact duplicate: path of its kept copy in the same repo},
+    so that imports of the removed copy still order the importer after the kept one."""
+    aliases: dict[str, dict[str, str]] = {}
+    for repo, dup, kept in con.execute(
+        "SELECT d.repo, d.path, k.path FROM files d JOIN files k ON d.duplicate_of = k.file_id "
+        "WHERE d.repo = k.repo AND k.decision = 'kept' ORDER BY d.repo, d.path"
+    ).fetchall():
+        aliases.setdefault(repo, {})[dup] = kept
+    return aliases
 
 
 def _repos_by_split(con: duckdb.DuckDBPyConnection, cfg: CptCorpusRecipe) -> dict[str, list[str]]:

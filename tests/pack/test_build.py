@@ -29,6 +29,8 @@ def make_repos(root: Path, sample_code) -> list[Path]:
         "src/a_main.ts": "import { b } from './b_util';\nexport const a = b + 1;\n",
         "src/b_util.ts": "import { c } from './lib';\nexport const b = c * 2;\n",
         "src/lib/index.ts": "export const c = 21;\n",
+        "src/z/dup.ts": "export const c = 21;\n",  # exact duplicate: dropped, imports still count
+        "src/y_user.ts": "import { c } from './z/dup';\nexport const y = c;\n",
     })
     held = write_tree(root / "held", {"LICENSE": MIT, "main.go": "package main\n\nfunc main() {}\n"})
     return [app, web, held]
@@ -48,7 +50,7 @@ def test_build_with_tokenizer_packs_and_records(tmp_path, tokenizer_dir, sample_
     paths = [r["path"] for r in train if r["repo"] == "app"]
     assert paths.index("app/db.py") < paths.index("app/models.py") < paths.index("app/api.py")
     web = [r["path"] for r in train if r["repo"] == "web"]
-    assert web == ["src/lib/index.ts", "src/b_util.ts", "src/a_main.ts"]
+    assert web == ["src/lib/index.ts", "src/b_util.ts", "src/a_main.ts", "src/y_user.ts"]
     assert {r["repo"] for r in text_rows(out, "validation")} == {"held"}
     # tokens: every sequence exactly seq_len, both splits, both lengths
     for S in (64, 256):
@@ -67,7 +69,7 @@ def test_build_with_tokenizer_packs_and_records(tmp_path, tokenizer_dir, sample_
             "SELECT bytes FROM shards WHERE path='tokens/train_text_document.bin'").fetchone()
         assert counted == bin_bytes // 2
         orders = dict(con.execute("SELECT repo, edges FROM repo_orders").fetchall())
-        assert orders["app"] == 3 and orders["web"] == 2
+        assert orders["app"] == 3 and orders["web"] == 3
         docs = con.execute("SELECT doc_id, repo, file_ids FROM repo_docs").fetchall()
         kept = {r[0]: r[1] for r in con.execute(
             "SELECT file_id, repo FROM files WHERE decision='kept'").fetchall()}

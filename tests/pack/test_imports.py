@@ -247,3 +247,14 @@ def test_repo_whose_root_is_the_package_resolves_by_repo_name():
     deps, counts = import_graph(files)
     assert deps == {"__init__.py": ["core.py"], "core.py": ["util.py"], "util.py": []}
     assert counts["external"] == 1
+
+
+def test_import_of_a_dropped_duplicate_points_at_the_kept_copy():
+    files = [
+        {"path": "src/point.js", "lang": "javascript", "text": "import { r } from './util/round.js';\n"},
+        {"path": "examples/lib/round.js", "lang": "javascript", "text": "export const r = 1;\n"},
+    ]
+    assert order_repo(files).unresolved == 1
+    result = order_repo(files, aliases={"src/util/round.js": "examples/lib/round.js"})
+    assert result.unresolved == 0 and result.edges == [("src/point.js", "examples/lib/round.js")]
+    assert result.order == ["examples/lib/round.js", "src/point.js"]
