@@ -4,11 +4,17 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
 from datagen.config.sandbox import BackendName
 from datagen.errors import UserError
+
+if TYPE_CHECKING:
+    from datagen.config.sandbox import ValidateRecipe
+    from datagen.sandbox.base import Sandbox
+    from datagen.sandbox.env import PythonEnv
 
 app = typer.Typer(help="Run commands in the test sandbox; check what it enforces.",
                   no_args_is_help=True)
@@ -67,7 +73,7 @@ def run(
     timeout: float = typer.Option(None, "--timeout", help="Wall-clock seconds (default 300)."),
     memory_mb: int = typer.Option(None, "--memory-mb", help="Memory of the whole tree."),
     processes: int = typer.Option(None, "--processes", help="Processes at once."),
-    backend: BackendName = typer.Option(None, "--backend", "-b",
+    backend: BackendName | None = typer.Option(None, "--backend", "-b",
                                         help="Default: the recipe's (auto)."),
     ro: list[Path] = typer.Option(None, "--ro", help="Extra host folder to show read-only."),
     recipe: str = typer.Option(None, "--recipe", "-r", help="Recipe (default pipelines/validate.yaml)."),
@@ -125,7 +131,7 @@ def run(
     raise typer.Exit(result.exit_code)
 
 
-def _python_env(choice: str, workdir: Path, cfg, sandbox):
+def _python_env(choice: str, workdir: Path, cfg: ValidateRecipe, sandbox: Sandbox) -> PythonEnv | None:
     """The PythonEnv that ``--env`` names (None for 'none'), built on first use for 'auto'."""
     from datagen.sandbox.env import EnvManager, EnvSetupError, env_at
     from datagen.sandbox.guard import list_workdir
