@@ -49,18 +49,19 @@ class CallJournal:
             os.close(fd)
 
     def read(self) -> list[TeacherCall]:
-        """The whole rows in the journal (a torn last line is skipped)."""
+        """The whole rows in the journal, once each (a torn last line is skipped)."""
         try:
             lines = self.path.read_text(encoding="utf-8").splitlines()
         except FileNotFoundError:
             return []
-        rows = []
+        rows: dict[str, TeacherCall] = {}  # by call_id: a repeated line is one row
         for line in lines:
             try:
-                rows.append(TeacherCall.model_validate_json(line))
+                row = TeacherCall.model_validate_json(line)
             except ValueError:
                 continue
-        return rows
+            rows.setdefault(row.call_id, row)
+        return list(rows.values())
 
     def fold(self, manifest) -> int:
         """Insert the journal's rows the manifest lacks (by ``call_id``), then remove the

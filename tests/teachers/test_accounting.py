@@ -66,6 +66,7 @@ def _row(i: int) -> TeacherCall:
 def test_fold_is_exactly_once_and_skips_a_torn_line(tmp_path):
     journal = CallJournal(journal_path(tmp_path))
     journal.append([_row(1), _row(2)])
+    journal.append(journal.read()[:1])  # a line written twice is still one row
     with journal.path.open("a") as f:
         f.write('{"call_id": "torn", "request_ha')  # a write cut short
     saved = journal.path.read_bytes()
