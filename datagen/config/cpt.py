@@ -7,6 +7,7 @@ from typing import Literal
 from pydantic import Field
 
 from datagen.config.base import StrictModel
+from datagen.config.pack import PackConfig
 
 
 class CrawlConfig(StrictModel):
@@ -53,3 +54,4 @@ class CptCorpusRecipe(StrictModel):
     quality: QualityConfig = QualityConfig()
     shards: ShardsConfig = ShardsConfig()
     card: CardConfig = CardConfig()
+    pack: PackConfig = PackConfig()
