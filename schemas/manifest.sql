@@ -59,6 +59,7 @@ CREATE TABLE IF NOT EXISTS validations (
 );
 
 CREATE TABLE IF NOT EXISTS teacher_calls (
+    call_id VARCHAR NOT NULL,
     run_id VARCHAR,
     custom_id VARCHAR,
     request_hash VARCHAR NOT NULL,
@@ -73,7 +74,8 @@ CREATE TABLE IF NOT EXISTS teacher_calls (
     status VARCHAR NOT NULL,
     error VARCHAR,
     cached BOOLEAN NOT NULL,
-    created_at TIMESTAMP NOT NULL
+    created_at TIMESTAMP NOT NULL,
+    PRIMARY KEY (call_id)
 );
 
 CREATE TABLE IF NOT EXISTS repo_orders (

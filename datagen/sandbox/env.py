@@ -23,6 +23,7 @@ from pathlib import Path
 
 from datagen.config.sandbox import EnvConfig, SandboxLimits
 from datagen.errors import SkipItem, UserError
+from datagen.resources import cache_root
 from datagen.sandbox.base import DEFAULT_PATH, Sandbox
 
 DEP_FILES = ("pyproject.toml", "setup.py", "setup.cfg", "requirements.txt", "Pipfile")
@@ -69,8 +70,7 @@ def _interpreter(python: str) -> tuple[str, str, str]:
 
 
 def default_cache_dir() -> Path:
-    root = os.environ.get("DATAGEN_CACHE") or Path.home() / ".cache" / "datagen"
-    return Path(root) / "envs"
+    return cache_root() / "envs"
 
 
 class EnvManager:
