@@ -1,11 +1,13 @@
-"""Locate the top-level data folders (pipelines/, filters/, schemas/, sample_data/).
+"""Locate the top-level data folders (pipelines/, filters/, schemas/, sample_data/), and
+the user's cache folder.
 
-In a source checkout they sit next to the ``datagen`` package; in a wheel they are
-packaged as ``datagen/_data/<name>`` (see pyproject's force-include).
+In a source checkout the data folders sit next to the ``datagen`` package; in a wheel they
+are packaged as ``datagen/_data/<name>`` (see pyproject's force-include).
 """
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 _PKG = Path(__file__).resolve().parent
@@ -24,3 +26,10 @@ def data_dir(name: str) -> Path:
 
 def data_file(folder: str, relpath: str) -> Path:
     return data_dir(folder) / relpath
+
+
+def cache_root() -> Path:
+    """Where datagen keeps caches shared across runs (sandbox envs, teacher answers):
+    ``$DATAGEN_CACHE`` when set, else ``~/.cache/datagen``; always absolute."""
+    root = os.environ.get("DATAGEN_CACHE") or Path.home() / ".cache" / "datagen"
+    return Path(root).expanduser().absolute()

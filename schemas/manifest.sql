@@ -65,6 +65,7 @@ CREATE TABLE IF NOT EXISTS validations (
 );
 
 CREATE TABLE IF NOT EXISTS teacher_calls (
+    call_id VARCHAR NOT NULL,
     run_id VARCHAR,
     custom_id VARCHAR,
     request_hash VARCHAR NOT NULL,
@@ -79,7 +80,57 @@ CREATE TABLE IF NOT EXISTS teacher_calls (
     status VARCHAR NOT NULL,
     error VARCHAR,
     cached BOOLEAN NOT NULL,
-    created_at TIMESTAMP NOT NULL
+    created_at TIMESTAMP NOT NULL,
+    PRIMARY KEY (call_id)
+);
+
+CREATE TABLE IF NOT EXISTS repo_orders (
+    run_id VARCHAR NOT NULL,
+    repo VARCHAR NOT NULL,
+    split VARCHAR NOT NULL,
+    files BIGINT NOT NULL,
+    edges BIGINT NOT NULL,
+    imports BIGINT NOT NULL,
+    unresolved BIGINT NOT NULL,
+    external BIGINT NOT NULL,
+    cycles_broken BIGINT NOT NULL,
+    parse_errors BIGINT NOT NULL,
+    PRIMARY KEY (run_id, repo)
+);
+
+CREATE TABLE IF NOT EXISTS repo_docs (
+    run_id VARCHAR NOT NULL,
+    doc_id VARCHAR NOT NULL,
+    split VARCHAR NOT NULL,
+    repo VARCHAR NOT NULL,
+    part BIGINT NOT NULL,
+    tokens BIGINT NOT NULL,
+    file_ids VARCHAR[] NOT NULL,
+    PRIMARY KEY (run_id, doc_id)
+);
+
+CREATE TABLE IF NOT EXISTS token_counts (
+    run_id VARCHAR NOT NULL,
+    split VARCHAR NOT NULL,
+    repo VARCHAR NOT NULL,
+    lang VARCHAR NOT NULL,
+    files BIGINT NOT NULL,
+    tokens BIGINT NOT NULL,
+    PRIMARY KEY (run_id, split, repo, lang)
+);
+
+CREATE TABLE IF NOT EXISTS pack_outputs (
+    run_id VARCHAR NOT NULL,
+    split VARCHAR NOT NULL,
+    seq_len BIGINT NOT NULL,
+    sequences BIGINT NOT NULL,
+    documents BIGINT NOT NULL,
+    tokens BIGINT NOT NULL,
+    padding_tokens BIGINT NOT NULL,
+    dropped_tokens BIGINT NOT NULL,
+    tokenizer VARCHAR NOT NULL,
+    folder VARCHAR NOT NULL,
+    PRIMARY KEY (run_id, split, seq_len)
 );
 
 CREATE TABLE IF NOT EXISTS clusters (

@@ -56,3 +56,20 @@ def test_unknown_recipe_key_is_one_line_error(tmp_path):
     proc = cli("build", "cpt-corpus", "--set", "crawl.bogus=1", "-o", str(tmp_path / "o"))
     assert proc.returncode == 2
     assert proc.stderr.strip().splitlines() == ["error: recipe cpt-corpus.yaml: unknown key 'crawl.bogus'"]
+
+
+@pytest.mark.parametrize("args", [
+    ["build", "cpt-corpus", "--bogus"], ["sql"], ["nosuch"], ["sql", ".", "SELECT 1", "-f", "xml"],
+])
+def test_usage_errors_exit_2_without_traceback(args):
+    proc = cli(*args)
+    assert proc.returncode == 2
+    assert "Traceback" not in proc.stderr and proc.stderr.strip()
+
+
+def test_sql_cannot_write_files(two_repos, tmp_path):
+    out = tmp_path / "out"
+    run_cpt_corpus(inputs=[str(p) for p in two_repos], output=out)
+    target = tmp_path / "leak.csv"
+    proc = cli("sql", str(out), f"COPY files TO '{target}'")
+    assert proc.returncode == 2 and not target.exists()

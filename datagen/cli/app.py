@@ -50,34 +50,19 @@ def _root(
 
 
 def main() -> None:
-    """Console-script entry: one place that turns errors into messages and exit codes."""
+    """Console-script entry: one place that turns errors into messages and exit codes.
+
+    Click's standalone mode formats usage errors (exit 2) and ``typer.Exit`` codes itself;
+    here only datagen's own ``UserError`` becomes a one-line message (exit 2), and
+    ``--debug`` (``DATAGEN_DEBUG=1``) shows its traceback instead.
+    """
     try:
-        code = app(standalone_mode=False)
-        # In non-standalone mode click returns a command's typer.Exit code instead of exiting.
-        if isinstance(code, int) and code != 0:
-            sys.exit(code)
+        app()
     except UserError as exc:
         if os.environ.get("DATAGEN_DEBUG"):
             raise
         typer.secho(f"error: {exc}", fg="red", err=True)
         sys.exit(2)
-    except typer.Exit as exc:
-        sys.exit(exc.exit_code)
-    except typer.Abort:
-        typer.echo("aborted", err=True)
-        sys.exit(130)
-    except KeyboardInterrupt:
-        typer.echo("interrupted", err=True)
-        sys.exit(130)
-    except Exception as exc:  # click usage errors carry their own formatting
-        import click
-
-        if isinstance(exc, click.exceptions.ClickException):
-            exc.show()
-            sys.exit(exc.exit_code)
-        if isinstance(exc, click.exceptions.Exit):
-            sys.exit(exc.exit_code)
-        raise
 
 
 if __name__ == "__main__":

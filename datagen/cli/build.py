@@ -28,6 +28,10 @@ def cpt_corpus(
     parquet shards + dataset card -> manifest (one row per file seen, with the reason
     for every drop). See docs/curation.md.
 
+    Files of a repo are in dependency order (each after what it imports). With
+    pack.tokenizer set, repos are also tokenized and packed into sequences of
+    pack.seq_lens tokens under tokens/ (parquet, datatrove .ds, Megatron .bin/.idx).
+
     Examples:
 
       datagen build cpt-corpus                                  # bundled sample_data
@@ -35,6 +39,10 @@ def cpt_corpus(
       datagen build cpt-corpus --input ~/src/repoA --input ~/src/repoB.git --output /data/cpt
 
       datagen build cpt-corpus -i ./repos/* -o out/cpt --set crawl.max_file_bytes=200000 -w 2
+
+      datagen build cpt-corpus -i ./repos/* -o out/cpt --set pack.tokenizer=/models/tok/tokenizer.json
+
+      datagen build cpt-corpus --set pack.tokenizer=/models/tok --set pack.holdout_fraction=0.01
     """
     from datagen.cli.summary import print_build_summary
     from datagen.pipelines.cpt_corpus import run_cpt_corpus

@@ -4,10 +4,17 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
+from datagen.config.sandbox import BackendName
 from datagen.errors import UserError
+
+if TYPE_CHECKING:
+    from datagen.config.sandbox import ValidateRecipe
+    from datagen.sandbox.base import Sandbox
+    from datagen.sandbox.env import PythonEnv
 
 app = typer.Typer(help="Run commands in the test sandbox; check what it enforces.",
                   no_args_is_help=True)
@@ -19,7 +26,7 @@ LIMIT_EXIT = {"timeout": 124, "memory": 123, "cpu": 122, "processes": 121, "file
 
 @app.command("check")
 def check(
-    backend: str = typer.Option("auto", "--backend", "-b", help="auto, bwrap or subprocess."),
+    backend: BackendName = typer.Option("auto", "--backend", "-b"),
 ) -> None:
     """Print the active back end, what it claims to enforce, and prove it with probes
     (network, hidden files, writes outside, fork bomb, memory, timeout, CPU, file size).
@@ -58,24 +65,36 @@ def check(
 def run(
     ctx: typer.Context,
     workdir: Path = typer.Option(..., "--workdir", "-w", help="Working copy (read-write)."),
+    env: str = typer.Option(
+        "none", "--env", "-e", metavar="auto|none|PATH",
+        help="auto: build or reuse the repo's cached environment exactly as validation does "
+        "(its bin first on PATH, so python is the env's; PYTHONPATH the working copy); "
+        "PATH: an existing env (cache entry or venv); none: system tools only."),
     timeout: float = typer.Option(None, "--timeout", help="Wall-clock seconds (default 300)."),
     memory_mb: int = typer.Option(None, "--memory-mb", help="Memory of the whole tree."),
     processes: int = typer.Option(None, "--processes", help="Processes at once."),
-    backend: str = typer.Option("auto", "--backend", "-b", help="auto, bwrap or subprocess."),
+    backend: BackendName | None = typer.Option(None, "--backend", "-b",
+                                        help="Default: the recipe's (auto)."),
     ro: list[Path] = typer.Option(None, "--ro", help="Extra host folder to show read-only."),
+    recipe: str = typer.Option(None, "--recipe", "-r", help="Recipe (default pipelines/validate.yaml)."),
+    set_: list[str] = typer.Option(None, "--set", help="Override: --set env.cache_dir=/data/envs"),
 ) -> None:
-    """Run one command in the sandbox exactly as validation does; print its output and
-    exit with its exit code. When a limit stopped it, print why and exit with
-    124 timeout, 123 memory, 122 cpu, 121 processes, 120 file size, 119 disk.
+    """Run one command in the sandbox exactly as validation does (same recipe, limits and,
+    with --env auto, the same cached environment); print its output and exit with its exit
+    code. A command that cannot be found exits 127 with a message naming it. When a limit
+    stopped it, print why and exit with 124 timeout, 123 memory, 122 cpu, 121 processes,
+    120 file size, 119 disk.
 
     Examples:
 
-      datagen sandbox run --workdir ./repo -- python -m pytest -q
+      datagen sandbox run --workdir ./repo --env auto -- python -m pytest -q
 
       datagen sandbox run -w ./repo --timeout 10 --memory-mb 512 -- sh -c 'make test'
     """
-    from datagen.config.sandbox import SandboxLimits
+    from datagen.config.base import load_recipe
+    from datagen.config.sandbox import SandboxLimits, ValidateRecipe
     from datagen.sandbox import get_sandbox
+    from datagen.sandbox.guard import check_workdir
     from datagen.sandbox.probe import python_for_sandbox
 
     cmd = list(ctx.args)
@@ -83,21 +102,56 @@ def run(
         raise UserError("give the command after --, e.g. datagen sandbox run -w DIR -- ls")
     if not workdir.is_dir():
         raise UserError(f"--workdir {workdir} is not a folder")
+    workdir = workdir.resolve()
+    check_workdir(workdir)
+    cfg, _ = load_recipe(ValidateRecipe, recipe, "validate", set_ or [])
     update = {k: v for k, v in {"timeout_s": timeout, "memory_mb": memory_mb,
                                 "processes": processes}.items() if v is not None}
+    base = {**cfg.sandbox.limits.model_dump(), "timeout_s": cfg.validation.test_timeout_s}
     try:
-        limits = SandboxLimits(**update)
+        limits = SandboxLimits(**{**base, **update})
     except ValueError as exc:
         raise UserError(f"bad limit: {exc.errors()[0]['msg']}") from None  # type: ignore[attr-defined]
-    ro_paths = [*(ro or []), *python_for_sandbox()[1]]
-    result = get_sandbox(backend).run(cmd, workdir, limits, ro_paths=ro_paths)
+    sandbox = get_sandbox(backend or cfg.sandbox.backend)
+    python_env = _python_env(env, workdir, cfg, sandbox)
+    ro_paths = [*(ro or []), *map(Path, cfg.sandbox.ro_paths), *python_for_sandbox()[1]]
+    run_env = None
+    if python_env is not None:
+        ro_paths += python_env.ro_paths
+        run_env = python_env.run_env(workdir)
+    result = sandbox.run(cmd, workdir, limits, env=run_env, ro_paths=ro_paths)
     sys.stdout.write(result.stdout)
     sys.stderr.write(result.stderr)
     if result.limit_hit:
         typer.secho(f"sandbox: stopped by the {result.limit_hit} limit ({result.limit_evidence}) "
                     f"after {result.duration_s:.2f}s", fg="red", err=True)
         raise typer.Exit(LIMIT_EXIT[result.limit_hit])
+    if python_env is None and result.stderr.startswith("sandbox: command not found"):
+        typer.echo("sandbox: for the repo's python and test tools add --env auto", err=True)
     raise typer.Exit(result.exit_code)
+
+
+def _python_env(choice: str, workdir: Path, cfg: ValidateRecipe, sandbox: Sandbox) -> PythonEnv | None:
+    """The PythonEnv that ``--env`` names (None for 'none'), built on first use for 'auto'."""
+    from datagen.sandbox.env import EnvManager, EnvSetupError, env_at
+    from datagen.sandbox.guard import list_workdir
+
+    if choice == "none":
+        return None
+    if choice != "auto":
+        if not Path(choice).is_dir():
+            raise UserError(f"--env must be auto, none or an env folder; {choice} is not a folder")
+        return env_at(Path(choice), cfg.env.inherit_site_packages)
+    list_workdir(workdir, cfg.sandbox.limits.max_files)  # its files are copied for pip
+    manager = EnvManager(cfg.env, sandbox, cfg.sandbox.limits)
+    target = manager.cache_dir / manager.key(workdir)
+    if not (target / "ok.json").exists() and not (target / "failed.json").exists():
+        typer.echo(f"sandbox: building the environment for {workdir} in {target} ...", err=True)
+    try:
+        return manager.ensure(workdir)
+    except EnvSetupError as exc:
+        raise UserError(f"environment setup failed: {exc.detail} "
+                        f"(log tail in {target / 'failed.json'})") from None
 
 
 def validate_command(

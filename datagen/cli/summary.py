@@ -33,3 +33,12 @@ def print_build_summary(result, console: Console | None = None) -> None:
         f"{result.output / 'manifest.duckdb'}; {result.seconds:.1f} s "
         f"({result.seen / max(result.seconds, 1e-9):.0f} files/s, {mb / max(result.seconds, 1e-9):.1f} MB/s kept)"
     )
+    for p in getattr(result, "packed", []):
+        waste = p.padding_tokens / max(p.tokens, 1)
+        console.print(
+            f"tokens/{p.seq_len}: {p.split} {p.sequences} sequences x {p.seq_len} = {p.tokens} tokens "
+            f"from {p.documents} repo documents ({waste:.2%} padding)"
+        )
+        if waste > 0.005:
+            console.print(f"  [yellow]padding over 0.5%:[/] the last of only {p.sequences} sequence(s) is "
+                          "padded; a larger corpus, or --set pack.remainder=drop, avoids it")

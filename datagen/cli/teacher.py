@@ -82,7 +82,15 @@ def run_command(
 
     OpenAI Batch API lines ({"custom_id", "method", "url", "body"}) get Batch API output lines back.
 
-    A request that finally fails gets its error inline. Calls are recorded in the manifest's teacher_calls.
+    A request that finally fails gets its error inline; the command then exits 1 (0 when every line was answered).
+
+    Identical requests (same messages, sampling, seed, n, json_schema) are answered once and share one answer.
+
+    Except: a line with no seed and temperature > 0 is keyed by its id/custom_id too, so ids keep samples independent.
+
+    Calls go to the manifest's teacher_calls as they finish, so a killed run's spending is kept.
+
+    To resume a killed run, run the same command again: what was paid comes from the cache.
 
     Examples:
 
@@ -94,27 +102,48 @@ def run_command(
     """
     from datagen import __version__
     from datagen.config.base import recipe_hash
+    from datagen.errors import UserError
     from datagen.manifest import Manifest
     from datagen.records import RunRow, TeacherCall
     from datagen.teachers import make_teacher
+    from datagen.teachers.accounting import CallJournal, journal_path
     from datagen.teachers.batchio import run_file
 
     config, _ = _config(recipe, set_, base_url=base_url, model=model, backend=backend)
     if not prompts.is_file():
-        from datagen.errors import UserError
-
         raise UserError(f"no such file: {prompts}")
+    if out.resolve() == prompts.resolve():
+        raise UserError(f"--out {out} is the input file: write the results elsewhere")
     digest = hashlib.sha256(prompts.read_bytes()).hexdigest()
     run_id = hashlib.sha256(f"{recipe_hash(config)}:{digest}".encode()).hexdigest()[:16]
+    where = manifest or out.parent
+    journal = CallJournal(journal_path(where))
+
+    def record(status: str, started: dt.datetime, calls: list) -> None:
+        # a killed earlier run left its paid rows in the journal: they go in first, once
+        with Manifest(where, tables=[RunRow, TeacherCall]) as db:
+            journal.fold(db)
+            db.insert(TeacherCall, calls)
+            db.upsert(RunRow, RunRow(
+                run_id=run_id, command="teacher run", recipe_json=config.model_dump_json(),
+                recipe_hash=recipe_hash(config), datagen_version=__version__,
+                started_at=started, status=status,
+                finished_at=dt.datetime.now(dt.UTC).replace(tzinfo=None)
+                if status == "finished" else None))
+
     started = dt.datetime.now(dt.UTC).replace(tzinfo=None)
-    teacher = make_teacher(config, run_id=run_id)
+    record("running", started, [])
+    teacher = make_teacher(config, run_id=run_id, journal=journal)
     show = sys.stderr.isatty() if progress is None else progress
     counts = run_file(teacher, prompts, out, progress=show)
-    with Manifest(manifest or out.parent, tables=[RunRow, TeacherCall]) as db:
-        db.upsert(RunRow, RunRow(
-            run_id=run_id, command="teacher run", recipe_json=config.model_dump_json(),
-            recipe_hash=recipe_hash(config), datagen_version=__version__, started_at=started,
-            finished_at=dt.datetime.now(dt.UTC).replace(tzinfo=None), status="finished"))
-        db.insert(TeacherCall, teacher.take_calls())
+    record("finished", started, teacher.take_calls())
+    if not counts["lines"]:
+        typer.echo(f"{prompts} has no request lines: wrote an empty {out}")
+        return
+    failed = counts.get("error", 0) + counts.get("invalid", 0)
     summary = ", ".join(f"{v} {k}" for k, v in counts.items() if v)
     typer.echo(f"wrote {out} ({summary})")
+    if failed:
+        typer.secho(f"{failed} of {counts['lines']} lines failed (see their 'error')",
+                    fg="red", err=True)
+        raise typer.Exit(1)

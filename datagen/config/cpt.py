@@ -8,6 +8,7 @@ from pydantic import Field
 
 from datagen.config.base import StrictModel
 from datagen.config.curate import DecontamConfig, NearDedupConfig, SecretsConfig, SyntaxConfig
+from datagen.config.pack import PackConfig
 
 
 class CrawlConfig(StrictModel):
@@ -58,3 +59,4 @@ class CptCorpusRecipe(StrictModel):
     secrets: SecretsConfig = SecretsConfig()
     shards: ShardsConfig = ShardsConfig()
     card: CardConfig = CardConfig()
+    pack: PackConfig = PackConfig()

@@ -9,6 +9,9 @@ from pydantic import Field
 
 from datagen.config.base import StrictModel
 
+BackendName = Literal["auto", "bwrap", "subprocess"]
+BACKENDS: tuple[str, ...] = ("auto", "bwrap", "subprocess")
+
 
 class SandboxLimits(StrictModel):
     """What one sandboxed command may use. Every limit is enforced by the back end that
@@ -22,10 +25,15 @@ class SandboxLimits(StrictModel):
     tmp_size_mb: int = Field(512, gt=0, description="size of the private /tmp (tmpfs)")
     output_bytes: int = Field(1_000_000, gt=0, description="stdout/stderr kept, per stream")
     network: bool = Field(False, description="only environment setup turns this on")
+    max_files: int = Field(
+        200_000, gt=0,
+        description="largest working copy (files and folders) a run may take over; bwrap as "
+        "root hands every one to the sandbox uid, so a wrong --workdir is refused, not chowned",
+    )
 
 
 class SandboxConfig(StrictModel):
-    backend: Literal["auto", "bwrap", "subprocess"] = "auto"
+    backend: BackendName = "auto"
     limits: SandboxLimits = SandboxLimits()
     ro_paths: list[str] = Field(
         default_factory=list, description="extra host folders the sandbox may read"

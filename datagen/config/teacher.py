@@ -14,6 +14,7 @@ from pydantic import Field
 
 from datagen.config.base import StrictModel, apply_overrides, resolve_recipe_path, validate
 from datagen.errors import UserError
+from datagen.resources import cache_root
 
 
 class Sampling(StrictModel):
@@ -75,7 +76,10 @@ class TeacherConfig(StrictModel):
         description="the user turn of a re-ask; {error} is the parse or schema error",
     )
     cache_dir: str | None = Field(
-        ".cache/datagen/teacher", description="request cache folder; null turns the cache off"
+        default_factory=lambda: str(cache_root() / "teacher"),
+        description="request cache folder (default: $DATAGEN_CACHE/teacher, else "
+        "~/.cache/datagen/teacher; a relative path is taken from the working directory); "
+        "null turns the cache off",
     )
     sampling: Sampling = Field(default_factory=Sampling)
     vllm: VllmOptions = Field(default_factory=VllmOptions)

@@ -1,8 +1,13 @@
 """Detect a repository's license (SPDX id) from its LICENSE / COPYING file.
 
-A keyword matcher over the standard license texts: enough for the common licenses,
-``None`` when nothing matches. (A full matcher such as ScanCode is far heavier than
-this step needs; see the README's note.)
+Two passes over the whitespace-collapsed, lowercased text:
+1. titled licenses (GPL family, MPL, Apache, BSL, ...) by their title near the start, so
+   that one license text quoting another (GPL-3.0 names the AGPL in its section 13, MPL-2.0
+   names the GPL family) is not mistaken for it;
+2. untitled permissive licenses (MIT, BSD, ISC, Zlib, ...) by their characteristic clauses.
+
+A keyword matcher is enough for the common licenses and returns ``None`` otherwise. (A
+full matcher such as ScanCode is far heavier than this step needs; see the README.)
 """
 
 from __future__ import annotations
@@ -10,26 +15,40 @@ from __future__ import annotations
 import re
 
 LICENSE_FILE = re.compile(r"^(licen[sc]e|copying|unlicense)([.-].*)?$", re.IGNORECASE)
+_HEAD = 400  # characters of the collapsed text in which a license's title must appear
 
-# Ordered: the first rule whose phrases all occur (case-insensitive, whitespace-collapsed) wins.
-_RULES: list[tuple[str, tuple[str, ...]]] = [
-    ("AGPL-3.0", ("gnu affero general public license", "version 3")),
-    ("LGPL-3.0", ("gnu lesser general public license", "version 3")),
-    ("LGPL-2.1", ("gnu lesser general public license", "version 2.1")),
-    ("GPL-3.0", ("gnu general public license", "version 3")),
-    ("GPL-2.0", ("gnu general public license", "version 2")),
-    ("MPL-2.0", ("mozilla public license", "2.0")),
-    ("Apache-2.0", ("apache license", "version 2.0")),
-    ("BSD-3-Clause", ("redistribution and use in source and binary forms",
-                      "neither the name of")),
+# (SPDX id, title phrase, version phrase or None), first match wins.
+_TITLED: list[tuple[str, str, str | None]] = [
+    ("AGPL-3.0", "gnu affero general public license", "version 3"),
+    ("LGPL-3.0", "gnu lesser general public license", "version 3"),
+    ("LGPL-2.1", "gnu lesser general public license", "version 2.1"),
+    ("LGPL-2.0", "gnu library general public license", "version 2"),
+    ("GPL-3.0", "gnu general public license", "version 3"),
+    ("GPL-2.0", "gnu general public license", "version 2"),
+    ("GPL-1.0", "gnu general public license", "version 1"),
+    ("MPL-2.0", "mozilla public license", "version 2.0"),
+    ("MPL-1.1", "mozilla public license", "version 1.1"),
+    ("Apache-2.0", "apache license", "version 2.0"),
+    ("BSL-1.0", "boost software license", "version 1.0"),
+    ("EPL-2.0", "eclipse public license", "v 2.0"),
+    ("PSF-2.0", "python software foundation license version 2", None),
+    ("CC0-1.0", "cc0 1.0 universal", None),
+    ("Artistic-2.0", "the artistic license 2.0", None),
+]
+
+# (SPDX id, phrases that must all occur anywhere), first match wins.
+_CLAUSES: list[tuple[str, tuple[str, ...]]] = [
+    ("BSD-3-Clause", ("redistribution and use in source and binary forms", "neither the name of")),
     ("BSD-2-Clause", ("redistribution and use in source and binary forms",
                       "this list of conditions and the following disclaimer")),
     ("MIT", ("permission is hereby granted, free of charge", "the above copyright notice")),
     ("ISC", ("permission to use, copy, modify, and/or distribute this software",
              "provided that the above copyright notice")),
+    ("0BSD", ("permission to use, copy, modify, and/or distribute this software for any purpose "
+              "with or without fee is hereby granted",)),
+    ("Zlib", ("altered source versions must be plainly marked as such",
+              "this notice may not be removed or altered from any source distribution")),
     ("Unlicense", ("this is free and unencumbered software released into the public domain",)),
-    ("CC0-1.0", ("cc0 1.0 universal",)),
-    ("0BSD", ("permission to use, copy, modify, and/or distribute this software for any purpose with or without fee",)),
 ]
 
 
@@ -43,7 +62,12 @@ def detect_license(text: str) -> str | None:
     if spdx:
         return spdx.group(1)
     flat = " ".join(text.lower().split())
-    for spdx_id, phrases in _RULES:
+    head = flat[:_HEAD]
+    for spdx_id, title, version in _TITLED:
+        pos = head.find(title)
+        if pos >= 0 and (version is None or version in flat[pos : pos + len(title) + 120]):
+            return spdx_id
+    for spdx_id, phrases in _CLAUSES:
         if all(p in flat for p in phrases):
             return spdx_id
     return None

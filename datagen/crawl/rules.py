@@ -13,6 +13,7 @@ from datagen.errors import UserError
 @dataclass(frozen=True)
 class CrawlRules:
     vendored_dirs: frozenset[str]
+    vcs_dirs: frozenset[str]
     skip_dirs: frozenset[str]
     generated_names: tuple[str, ...]
     minified_names: tuple[str, ...]
@@ -45,6 +46,7 @@ class CrawlRules:
         try:
             return cls(
                 vendored_dirs=frozenset(pack["vendored_dirs"]),
+                vcs_dirs=frozenset(pack["vcs_dirs"]),
                 skip_dirs=frozenset(pack["skip_dirs"]),
                 generated_names=tuple(pack["generated_names"]),
                 minified_names=tuple(pack["minified_names"]),
@@ -70,6 +72,8 @@ class CrawlRules:
     def name_skip(self, path: str) -> str | None:
         """Reason to skip a file from its path alone, or None."""
         parts = path.split("/")
+        if any(p in self.skip_dirs for p in parts[:-1]):
+            return "skipped_dir"
         if any(p in self.vendored_dirs for p in parts[:-1]):
             return "vendored"
         name = parts[-1]

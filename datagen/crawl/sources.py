@@ -97,11 +97,15 @@ def open_repo(source: str, path: Path, name: str) -> Repo:
     repo = Repo(name=name, source=source, root=root, kind=kind)
     head = _git(root, "rev-parse", "--verify", "-q", "HEAD^{commit}", check=False)
     if head.returncode != 0:
+        # No commit behind HEAD: an empty repo has no ref at all; anything else is broken
+        # (garbage HEAD, a ref to a missing object, no object store, ...).
         probe = _git(root, "rev-parse", "--git-dir", check=False)
-        if probe.returncode != 0:
-            repo.error = "broken_repo"
-        else:
+        ref = _git(root, "rev-parse", "--verify", "-q", "HEAD", check=False)
+        if probe.returncode == 0 and ref.returncode != 0 and not _git(root, "for-each-ref", check=False).stdout:
             repo.error = "empty_repo"
+        else:
+            detail = (probe.stderr or head.stderr).decode(errors="replace").strip().splitlines()
+            repo.error = "broken_repo" + (f": {detail[0][:200]}" if detail else "")
         return repo
     repo.head = head.stdout.decode().strip()
     remote = _git(root, "config", "--get", "remote.origin.url", check=False)
@@ -114,7 +118,10 @@ def repo_name_for(path: Path, given: str, names: dict[str, str]) -> str:
         return names[given]
     if str(path) in names:
         return names[str(path)]
-    name = path.resolve().name
+    resolved = path.resolve()
+    name = resolved.name
+    if name == ".git":  # `repo/.git` given directly: name it after the working tree
+        return resolved.parent.name
     return name[:-4] if name.endswith(".git") and len(name) > 4 else name
 
 
@@ -173,7 +180,7 @@ def list_dir(repo: Repo, rules: CrawlRules) -> list[ListedFile]:
         for d in sorted(dirnames):
             full = os.path.join(dirpath, d)
             rel = f"{rel_dir}/{d}" if rel_dir else d
-            if d in rules.skip_dirs:
+            if d in rules.vcs_dirs:
                 continue
             if os.path.islink(full):
                 files.append(ListedFile(repo.name, rel, 0, skip="symlink"))

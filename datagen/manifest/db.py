@@ -90,7 +90,8 @@ def query(out: str | Path, sql: str) -> tuple[list[str], list[tuple]]:
     path = manifest_path(out)
     if not path.exists():
         raise UserError(f"no manifest at {path} (run a build first)")
-    con = duckdb.connect(str(path), read_only=True)
+    # read-only, and no file or network access: `datagen sql` cannot write or COPY anywhere
+    con = duckdb.connect(str(path), read_only=True, config={"enable_external_access": False})
     try:
         try:
             cur = con.execute(sql)

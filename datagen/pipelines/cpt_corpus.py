@@ -5,8 +5,12 @@ Stages (each resumable):
 2. crawl (datatrove, ``ceil(files / files_per_task)`` tasks): read, content checks,
    per-file steps (quality, ...), one parquet per rank with every row.
 3. global decisions (DuckDB over the crawl parquet, out of core): exact dedup, ...
-4. write: kept files in (repo, order) into size-capped shards + dataset card.
-5. manifest: ``runs``, ``files`` (every file seen, with its reason), ``shards``.
+4. write: kept files in (repo, dependency order) into size-capped shards + dataset card;
+   held-out repos (``pack.holdout_*``) into the ``validation`` split.
+5. pack (only with ``pack.tokenizer``): repo documents -> tokens -> fixed-length
+   sequences per ``pack.seq_lens`` under ``tokens/`` (``datagen.pack.corpus``).
+6. manifest: ``runs``, ``files`` (every file seen, with its reason), ``shards``,
+   ``repo_orders``, and with packing ``token_counts`` and ``pack_outputs``.
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ import pyarrow.parquet as pq
 from rich.console import Console
 
 from datagen import __version__
-from datagen.config.base import canonical_json, load_recipe, recipe_hash
+from datagen.config.base import canonical_json, load_recipe, recipe_hash, validate
 from datagen.config.cpt import CptCorpusRecipe
 from datagen.crawl.reader import RepoFileReader
 from datagen.crawl.rules import CrawlRules
@@ -37,11 +41,14 @@ from datagen.curate.exact import exact_dedup
 from datagen.curate.quality import QualityFilter
 from datagen.manifest import Manifest
 from datagen.manifest.db import manifest_path
+from datagen.pack.corpus import pack_corpus
+from datagen.pack.ordering import RepoOrderer, split_of
 from datagen.pipelines.card import write_card
 from datagen.pipelines.progress import progress_bar, run_with_rank_progress
 from datagen.pipelines.shards import write_text_shards
 from datagen.pipelines.steps import QuietLocalExecutor, RowsParquetWriter
-from datagen.records import FileRow, RunRow, ShardRow
+from datagen.records import FileRow, PackOutputRow, Record, RepoDocRow, RepoOrderRow, RunRow, ShardRow
+from datagen.records.pack import TokenCountRow
 
 LISTING_SCHEMA = pa.schema(
     [("repo", pa.string()), ("path", pa.string()), ("size", pa.int64()), ("skip", pa.string()),
@@ -61,6 +68,7 @@ class BuildResult:
     dropped_by_reason: dict[str, int] = field(default_factory=dict)
     shards: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    packed: list[PackOutputRow] = field(default_factory=list)  # empty without pack.tokenizer
 
 
 def _content_recipe(cfg: CptCorpusRecipe) -> dict:
@@ -88,7 +96,8 @@ def run_cpt_corpus(
         update["output"] = str(output)
     if workers is not None:
         update["workers"] = workers
-    cfg = cfg.model_copy(update=update)
+    if update:  # flags are validated like recipe fields (e.g. --workers 0 is refused)
+        cfg = validate(CptCorpusRecipe, {**cfg.model_dump(mode="json"), **update}, "command line")
     out = Path(cfg.output)
     rules = CrawlRules.from_config(cfg.crawl)
 
@@ -101,6 +110,10 @@ def run_cpt_corpus(
             advance(1)
     listed.sort(key=lambda x: (x[1].repo, x[1].path))
     fp = fingerprint(repos, [lf for _, lf in listed])
+    if cfg.pack.tokenizer:  # same path, new tokenizer content: a different build
+        from datagen.pack.tokenize import tokenizer_digest
+
+        fp += "\0" + tokenizer_digest(cfg.pack.tokenizer)
     run_id = hashlib.sha256(
         f"{canonical_json(_content_recipe(cfg))}\0{fp}\0{__version__}".encode()
     ).hexdigest()[:16]
@@ -172,22 +185,71 @@ def _build(cfg: CptCorpusRecipe, out: Path, work: Path, run_id: str, repos: list
             apply_near_dedup(con, crawl_files, work, cfg.dedup.near, cfg.workers,
                              executor=QuietLocalExecutor)
 
-        # 4. shards ----------------------------------------------------------------------
+        # 4. shards (train, and validation for held-out repos) --------------------------
         data_dir = out / "data"
-        shard_rows = write_text_shards(con, crawl_files, data_dir, work / "shards", cfg.shards, console)
-        # 5. manifest --------------------------------------------------------------------
+        orderer = RepoOrderer(cfg.pack, workers=cfg.workers, aliases=_duplicate_aliases(con))
+        shard_rows: list[ShardRow] = []
+        text_shards: dict[str, list[Path]] = {}
+        for split, names in _repos_by_split(con, cfg).items():
+            name = cfg.shards.split if split == "train" else split
+            if not names and split != "train":
+                for stale in data_dir.glob(f"{name}-*.parquet"):
+                    stale.unlink()
+                continue
+            rows = write_text_shards(con, crawl_files, data_dir, work / "shards" / name, cfg.shards,
+                                     console, order=orderer, split=name, repos=names)
+            shard_rows += rows
+            text_shards[name] = [out / r.path for r in rows]
         con.execute("CHECKPOINT")
         counts = _counts(con)
     finally:
         con.close()
-    _write_manifest(out, run_id, db_path, shard_rows)
+    # 5. pack --------------------------------------------------------------------------
+    tables: dict[type[Record], list[Record]] = {
+        RepoOrderRow: [r.model_copy(update={"run_id": run_id}) for r in orderer.rows]}
+    packed: list[PackOutputRow] = []
+    if cfg.pack.tokenizer:
+        with progress_bar(console, "packing tokens", counts["kept"]) as advance:
+            packing = pack_corpus(out, cfg.pack, run_id, text_shards, advance)
+        packed = packing.outputs
+        tables[TokenCountRow] = packing.token_counts
+        tables[RepoDocRow] = packing.docs
+        tables[PackOutputRow] = packed
+        shard_rows += [ShardRow(run_id="", path=str(f.path.relative_to(out)), rows=f.rows,
+                                bytes=f.bytes, sha256=f.sha256) for f in packing.files]
+    elif (out / "tokens").exists():
+        shutil.rmtree(out / "tokens")  # tokens of an earlier build with packing: now stale
+    # 6. manifest ----------------------------------------------------------------------
+    _write_manifest(out, run_id, db_path, shard_rows, tables)
     write_clusters(out, run_id, db_path)
-    write_card(out, cfg, counts, shard_rows)
+    write_card(out, cfg, counts, shard_rows, packed)
     return BuildResult(
         output=out, run_id=run_id, skipped=False, seen=counts["seen"], kept=counts["kept"],
         kept_bytes=counts["kept_bytes"], dropped_by_reason=counts["dropped_by_reason"],
-        shards=[s.path for s in shard_rows],
+        shards=[s.path for s in shard_rows if s.path.startswith("data/")], packed=packed,
     )
+
+
+def _duplicate_aliases(con: duckdb.DuckDBPyConnection) -> dict[str, dict[str, str]]:
+    """repo -> {path of a dropped exact duplicate: path of its kept copy in the same repo},
+    so that imports of the removed copy still order the importer after the kept one."""
+    aliases: dict[str, dict[str, str]] = {}
+    for repo, dup, kept in con.execute(
+        "SELECT d.repo, d.path, k.path FROM files d JOIN files k ON d.duplicate_of = k.file_id "
+        "WHERE d.repo = k.repo AND k.decision = 'kept' ORDER BY d.repo, d.path"
+    ).fetchall():
+        aliases.setdefault(repo, {})[dup] = kept
+    return aliases
+
+
+def _repos_by_split(con: duckdb.DuckDBPyConnection, cfg: CptCorpusRecipe) -> dict[str, list[str]]:
+    """Repos with kept files per split; ``validation`` holds the held-out repos."""
+    names = [r for (r,) in con.execute(
+        "SELECT DISTINCT repo FROM files WHERE decision='kept' ORDER BY repo").fetchall()]
+    splits: dict[str, list[str]] = {"train": [], "validation": []}
+    for repo in names:
+        splits[split_of(repo, cfg.pack)].append(repo)
+    return splits
 
 
 def _write_listing(path: Path, listed: list, files_per_task: int) -> None:
@@ -223,8 +285,9 @@ def _counts(con: duckdb.DuckDBPyConnection) -> dict:
             "by_lang": by_lang, "licenses": licenses}
 
 
-def _write_manifest(out: Path, run_id: str, db_path: Path, shard_rows: list[ShardRow]) -> None:
-    """Replace the ``files`` and ``shards`` tables in one transaction."""
+def _write_manifest(out: Path, run_id: str, db_path: Path, shard_rows: list[ShardRow],
+                    tables: dict[type[Record], list[Record]] | None = None) -> None:
+    """Replace the ``files``, ``shards`` (and ``tables``) tables in one transaction."""
     cols = [c for c in FileRow.columns() if c not in ("run_id", "shard")]
     with Manifest(out) as m:
         m.execute(f"ATTACH '{db_path}' AS w (READ_ONLY)")
@@ -238,6 +301,10 @@ def _write_manifest(out: Path, run_id: str, db_path: Path, shard_rows: list[Shar
             [run_id],
         )
         m.insert(ShardRow, [s.model_copy(update={"run_id": run_id}) for s in shard_rows])
+        for record in (RepoOrderRow, RepoDocRow, TokenCountRow, PackOutputRow):
+            m.execute(f"DELETE FROM {record.__table__}")
+        for record, rows in (tables or {}).items():
+            m.insert(record, rows)
         m.execute("COMMIT")
         m.execute("DETACH w")
 
@@ -251,8 +318,14 @@ def _already_built(out: Path, run_id: str) -> bool:
     except duckdb.Error:
         return False
     try:
-        row = con.execute("SELECT status FROM runs WHERE run_id = ?", [run_id]).fetchone()
-        if not row or row[0] != "finished":
+        row = con.execute("SELECT status FROM runs WHERE run_id = ?", [run_id]).fetchall()
+        if not row or row[0][0] != "finished":
+            return False
+        # The folder must hold *this* run's files and shards, not a later build's.
+        mine, others = con.execute(
+            "SELECT count(*) FILTER (run_id = $1), count(*) FILTER (run_id <> $1) FROM "
+            "(SELECT run_id FROM files UNION ALL SELECT run_id FROM shards)", [run_id]).fetchall()[0]
+        if not mine or others:
             return False
         shards = con.execute("SELECT path, bytes FROM shards").fetchall()
     except duckdb.Error:

@@ -30,15 +30,17 @@ def by_path(rows: list[dict]) -> list[dict]:
     return rows
 
 
-def iter_repos(con: duckdb.DuckDBPyConnection, crawl_files: list[str], batch_rows: int = 2048):
-    """Yield (repo, rows) for every repo with kept files, rows sorted by path."""
+def iter_repos(con: duckdb.DuckDBPyConnection, crawl_files: list[str], batch_rows: int = 2048,
+               repos: list[str] | None = None):
+    """Yield (repo, rows) for every repo with kept files (or those in ``repos``), rows sorted by path."""
+    only = "" if repos is None else "AND c.repo IN (SELECT unnest(?::VARCHAR[]))"
     rel = con.cursor().sql(
-        """
+        f"""
         SELECT c.file_id AS id, c.repo, c.path, c.lang, c.license, c.text
         FROM read_parquet(?) c JOIN files f USING (file_id)
-        WHERE f.decision = 'kept' ORDER BY c.repo, c.path
+        WHERE f.decision = 'kept' {only} ORDER BY c.repo, c.path
         """,
-        params=[crawl_files],
+        params=[crawl_files] if repos is None else [crawl_files, repos],
     )
     reader = rel.to_arrow_reader(batch_rows)
     current: str | None = None
@@ -54,18 +56,36 @@ def iter_repos(con: duckdb.DuckDBPyConnection, crawl_files: list[str], batch_row
         yield current, rows
 
 
+def _ordered(repos, order: OrderFn):
+    """Each repo's rows in ``order``; an order with a ``stream`` method gets them all at once
+    (e.g. to order repos in parallel)."""
+    stream = getattr(order, "stream", None)
+    if stream is not None:
+        yield from stream(repos)
+    else:
+        for _repo, rows in repos:
+            yield order(rows)
+
+
 def write_text_shards(
     con: duckdb.DuckDBPyConnection, crawl_files: list[str], data_dir: Path, tmp_dir: Path,
     cfg: ShardsConfig, console: Console, order: OrderFn = by_path,
+    split: str | None = None, repos: list[str] | None = None,
 ) -> list[ShardRow]:
-    """Write the shards; fills table ``shard_of(file_id, shard)``; returns shard rows."""
+    """Write the shards of one split (default ``cfg.split``), optionally only ``repos``;
+    fills table ``shard_of(file_id, shard)``; returns shard rows."""
+    split = split or cfg.split
     schema = arrow_schema(CodeFile)
     compression = None if cfg.compression == "none" else cfg.compression
     level = cfg.compression_level if cfg.compression in ("zstd", "gzip") else None
     tmp_dir.mkdir(parents=True, exist_ok=True)
     for old in tmp_dir.glob("*"):
         old.unlink()
-    (total,) = con.execute("SELECT count(*) FROM files WHERE decision='kept'").fetchone()
+    if repos is None:
+        (total,) = con.execute("SELECT count(*) FROM files WHERE decision='kept'").fetchone()
+    else:
+        (total,) = con.execute("SELECT count(*) FROM files WHERE decision='kept' "
+                               "AND repo IN (SELECT unnest(?::VARCHAR[]))", [repos]).fetchone()
     parts: list[tuple[Path, list[str]]] = []
     writer: pq.ParquetWriter | None = None
     ids: list[str] = []
@@ -86,9 +106,10 @@ def write_text_shards(
             parts.append((path, ids))
         writer, ids, size = None, [], 0
 
-    with progress_bar(console, "writing shards", total) as advance:
-        for _repo, rows in iter_repos(con, crawl_files):
-            for row in order(rows):
+    label = "writing shards" if split == cfg.split else f"writing {split}"
+    with progress_bar(console, label, total) as advance:
+        for rows in _ordered(iter_repos(con, crawl_files, repos=repos), order):
+            for row in rows:
                 if writer is None:
                     path = tmp_dir / f"part-{len(parts):05d}.parquet"
                     writer = pq.ParquetWriter(path, schema, compression=compression,
@@ -104,19 +125,19 @@ def write_text_shards(
         close()
 
     data_dir.mkdir(parents=True, exist_ok=True)
-    for stale in data_dir.glob(f"{cfg.split}-*.parquet"):
+    for stale in data_dir.glob(f"{split}-*.parquet"):
         stale.unlink()
     n = len(parts)
     shard_rows: list[ShardRow] = []
     assignments: list[dict] = []
     for i, (tmp_path, file_ids) in enumerate(parts):
-        rel = f"data/{cfg.split}-{i:05d}-of-{n:05d}.parquet"
+        rel = f"data/{split}-{i:05d}-of-{n:05d}.parquet"
         final = data_dir.parent / rel
         os.replace(tmp_path, final)
         shard_rows.append(ShardRow(run_id="", path=rel, rows=len(file_ids),
                                    bytes=final.stat().st_size, sha256=_sha256(final)))
         assignments.extend({"file_id": f, "shard": rel} for f in file_ids)
-    con.execute("CREATE OR REPLACE TABLE shard_of (file_id VARCHAR, shard VARCHAR)")
+    con.execute("CREATE TABLE IF NOT EXISTS shard_of (file_id VARCHAR, shard VARCHAR)")
     if assignments:
         tbl = pa.Table.from_pylist(assignments)
         con.register("_assign", tbl)

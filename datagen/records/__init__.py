@@ -2,15 +2,21 @@
 
 from datagen.records.base import Record
 from datagen.records.core import ClusterRow, CodeFile, FileRow, RunRow, ShardRow
+from datagen.records.pack import PackOutputRow, RepoDocRow, RepoOrderRow, TokenCountRow
 from datagen.records.tasks import RunResult, TaskRecord, ValidationRow
 from datagen.records.teacher import TeacherCall
 
 # Every manifest table, in DDL order. Later builds append their records here.
-TABLES: list[type[Record]] = [RunRow, FileRow, ShardRow, ValidationRow, TeacherCall, ClusterRow]
+TABLES: list[type[Record]] = [
+    RunRow, FileRow, ShardRow, ValidationRow, TeacherCall,
+    RepoOrderRow, RepoDocRow, TokenCountRow, PackOutputRow,
+    ClusterRow,
+]
 # Records that are rows of an output dataset rather than manifest tables.
 DATASET_RECORDS: list[type[Record]] = [CodeFile, TaskRecord]
 
 __all__ = [
     "Record", "RunRow", "FileRow", "ShardRow", "ClusterRow", "CodeFile", "TaskRecord", "RunResult",
-    "ValidationRow", "TeacherCall", "TABLES", "DATASET_RECORDS",
+    "ValidationRow", "TeacherCall", "RepoOrderRow", "RepoDocRow", "TokenCountRow", "PackOutputRow",
+    "TABLES", "DATASET_RECORDS",
 ]

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import datetime as dt
-from typing import Literal
+import uuid
+from typing import ClassVar, Literal
 
 from pydantic import Field
 
@@ -15,7 +16,10 @@ class TeacherCall(Record):
     so ``sum(prompt_tokens)`` and ``sum(completion_tokens)`` are what was paid."""
 
     __table__ = "teacher_calls"
+    __primary_key__: ClassVar[tuple[str, ...]] = ("call_id",)
 
+    call_id: str = Field(default_factory=lambda: uuid.uuid4().hex,
+                         description="unique id of this row (journal rows fold in once)")
     run_id: str | None = Field(None, description="the build run that made the request")
     custom_id: str | None = Field(None, description="the caller's id of the request")
     request_hash: str = Field(description="sha256 cache key of the request")

@@ -188,6 +188,44 @@ def execute(
     )
 
 
+# Exit codes of a command that could not be started (the shell's convention).
+NOT_FOUND_EXIT, NOT_EXECUTABLE_EXIT = 127, 126
+
+
+def not_started_message(command: str, not_found: bool, path: str) -> str:
+    """The sandbox's own words for a command that could not be started."""
+    if not_found:
+        return (f"sandbox: command not found: {command} (PATH inside the sandbox: {path}; "
+                "a #! interpreter the sandbox cannot see fails the same way)\n")
+    return f"sandbox: command not executable: {command} (permission denied)\n"
+
+
+def exec_failure(result: RunResult, command: str, prefixes: tuple[str, ...], path: str) -> RunResult:
+    """Replace a launcher's "cannot execute" line (e.g. setpriv's) with the sandbox's own
+    message and the shell's exit code, so the internal tool never shows through."""
+    err = result.stderr.strip()
+    if result.limit_hit or result.stdout or "\n" in err or not err.startswith(prefixes):
+        return result
+    if err.endswith("No such file or directory"):
+        code, message = NOT_FOUND_EXIT, not_started_message(command, True, path)
+    elif err.endswith("Permission denied"):
+        code, message = NOT_EXECUTABLE_EXIT, not_started_message(command, False, path)
+    else:
+        return result
+    return result.model_copy(update={"exit_code": code, "stderr": message,
+                                     "stderr_bytes": len(message)})
+
+
+def not_started(backend: str, command: str, exc: OSError, path: str) -> RunResult:
+    """The result of a command the OS refused to start (the fallback's Popen raised)."""
+    not_found = isinstance(exc, FileNotFoundError)
+    message = not_started_message(command, not_found, path)
+    return RunResult(
+        backend=backend, exit_code=NOT_FOUND_EXIT if not_found else NOT_EXECUTABLE_EXIT,
+        stdout="", stderr=message, stdout_bytes=0, stderr_bytes=len(message), duration_s=0.0,
+    )
+
+
 def _kill_tree(pid: int, cgroup: RunCgroup | None) -> None:
     """Kill the run's process group (and its cgroup): nothing outlives a run."""
     try:

@@ -20,7 +20,8 @@ from pathlib import Path
 from datagen.config.sandbox import SandboxLimits
 from datagen.errors import UserError
 from datagen.records.tasks import RunResult
-from datagen.sandbox.base import MiB, base_env, execute
+from datagen.sandbox.base import MiB, base_env, exec_failure, execute
+from datagen.sandbox.guard import check_workdir, list_workdir
 
 UID_BASE = 200_000
 UID_SLOTS = 4096
@@ -33,6 +34,10 @@ _ETC_FILES = (
     "/etc/os-release", "/etc/debian_version", "/etc/lsb-release",
 )
 _NET_FILES = ("/etc/resolv.conf", "/etc/host.conf", "/etc/gai.conf", "/etc/pip.conf")
+
+
+# What setpriv (as root) or bwrap itself prints when the command cannot be started.
+_LAUNCHER_ERRORS = ("setpriv: failed to execute ", "bwrap: execvp ")
 
 
 def bwrap_path() -> str | None:
@@ -60,11 +65,23 @@ class UidLease:
         os.close(self.fd)
 
 
-def _give(workdir: Path, uid: int) -> dict[str, tuple[int, int]]:
-    """Chown the working copy to ``uid``; returns the old owners to restore."""
+def _give(workdir: Path, uid: int, max_files: int) -> dict[str, tuple[int, int]]:
+    """Chown the working copy to ``uid``; returns the old owners to restore.
+
+    Refuses (before touching anything) a copy with a setuid/setgid file: chown clears
+    those bits, and setting them again afterwards would put back a privileged bit on a
+    file the sandbox was free to rewrite. Every other mode survives the hand-over as is.
+    """
+    paths = list_workdir(workdir, max_files)
+    stats = [(path, os.lstat(path)) for path in paths]
+    for path, st in stats:
+        if stat.S_ISREG(st.st_mode) and st.st_mode & (stat.S_ISUID | stat.S_ISGID):
+            raise UserError(
+                f"refusing to run in {workdir}: {path} is setuid/setgid "
+                f"(mode {stat.S_IMODE(st.st_mode):o}); handing it to the sandbox uid would "
+                "clear the bit. Remove it (chmod ug-s) or copy the repo without it")
     owners: dict[str, tuple[int, int]] = {}
-    for path in [str(workdir), *_walk(workdir)]:
-        st = os.lstat(path)
+    for path, st in stats:
         owners[path] = (st.st_uid, st.st_gid)
         # A hard link may be a host file planted in the copy: it stays the host's.
         if stat.S_ISDIR(st.st_mode) or st.st_nlink == 1:
@@ -72,16 +89,9 @@ def _give(workdir: Path, uid: int) -> dict[str, tuple[int, int]]:
     return owners
 
 
-def check_workdir(workdir: Path) -> None:
-    """Refuse working copies whose hand-over to the sandbox uid would touch the system."""
-    forbidden = {Path("/"), Path.home(), Path("/home"), Path("/root"), Path("/tmp")}
-    forbidden |= {Path(d) for d in _SYSTEM_DIRS + ("/etc", "/var", "/opt", "/srv")}
-    if workdir in forbidden:
-        raise UserError(f"refusing to use {workdir} as a sandbox working copy")
-
-
 def _take_back(workdir: Path, owners: dict[str, tuple[int, int]]) -> None:
-    """Restore owners; files the run created go to the working copy's owner."""
+    """Restore owners; files the run created go to the working copy's owner (chown
+    clears any setuid/setgid bit the run set on them)."""
     default = owners[str(workdir)]
     for path in [str(workdir), *_walk(workdir)]:
         uid, gid = owners.get(path, default)
@@ -181,11 +191,18 @@ class BwrapSandbox:
         workdir = Path(workdir).resolve()
         check_workdir(workdir)
         lease = UidLease() if self.as_root else None
-        owners = _give(workdir, lease.uid) if lease else None
+        try:
+            owners = _give(workdir, lease.uid, limits.max_files) if lease else None
+        except BaseException:
+            if lease is not None:
+                lease.release()
+            raise
         try:
             argv = self.argv(cmd, workdir, limits, ro_paths, lease.uid if lease else None)
-            return execute(argv, backend=self.name, cwd=workdir, env=base_env(env),
-                           limits=limits, use_cgroup=True)
+            run_env = base_env(env)
+            result = execute(argv, backend=self.name, cwd=workdir, env=run_env,
+                             limits=limits, use_cgroup=True)
+            return exec_failure(result, cmd[0], _LAUNCHER_ERRORS, run_env["PATH"])
         finally:
             if lease is not None:
                 _take_back(workdir, owners)

@@ -22,7 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from datagen.config.sandbox import EnvConfig, SandboxLimits
-from datagen.errors import SkipItem
+from datagen.errors import SkipItem, UserError
+from datagen.resources import cache_root
 from datagen.sandbox.base import DEFAULT_PATH, Sandbox
 
 DEP_FILES = ("pyproject.toml", "setup.py", "setup.cfg", "requirements.txt", "Pipfile")
@@ -69,8 +70,7 @@ def _interpreter(python: str) -> tuple[str, str, str]:
 
 
 def default_cache_dir() -> Path:
-    root = os.environ.get("DATAGEN_CACHE") or Path.home() / ".cache" / "datagen"
-    return Path(root) / "envs"
+    return cache_root() / "envs"
 
 
 class EnvManager:
@@ -135,9 +135,11 @@ class EnvManager:
             if not ok and check:
                 why = f"limit {result.limit_hit}" if result.limit_hit else f"exit {result.exit_code}"
                 tail = "\n".join(log)[-LOG_TAIL:]
+                last = last_error(result.stdout + "\n" + result.stderr)
+                error = f"{name} failed ({why})" + (f": {last}" if last else "")
                 (target / "failed.json").write_text(json.dumps(
-                    {"error": f"{name} failed ({why})", "log_tail": tail, "at": started}))
-                raise EnvSetupError(f"{name} failed ({why})", tail)
+                    {"error": error, "log_tail": tail, "at": started}))
+                raise EnvSetupError(error, tail)
             return ok
 
         venv = target / "venv"
@@ -169,6 +171,31 @@ class EnvManager:
         (target / "ok.json").write_text(json.dumps(
             {"dependency_files": [str(p.relative_to(repo)) for p in deps],
              "python": self.version, "seconds": round(time.time() - started, 2)}))
+
+
+def last_error(output: str, lines: int = 2, width: int = 300) -> str:
+    """The lines of a failed step that say why: pip's ``ERROR:`` lines (the last
+    ``lines`` of them), else the last non-empty line; joined with " | "."""
+    text = [line.strip() for line in output.splitlines() if line.strip()]
+    errors = [line for line in text if line.startswith("ERROR:")] or text[-1:]
+    return " | ".join(line[:width] for line in errors[-lines:])
+
+
+def env_at(folder: Path, inherit_site_packages: list[str] = ()) -> PythonEnv:
+    """An existing environment given by hand: a cache entry (``<key>/venv``) or a venv."""
+    folder = folder.resolve()
+    venv = folder / "venv" if (folder / "venv" / "bin" / "python").exists() else folder
+    python = venv / "bin" / "python"
+    if not python.exists():
+        raise UserError(f"--env {folder}: no bin/python or venv/bin/python in it")
+    _, base_prefix, _ = _interpreter(str(python))
+    inherited = [*inherit_site_packages]
+    for pth in venv.glob("lib/python*/site-packages/_datagen_inherit.pth"):
+        inherited += [line for line in pth.read_text().splitlines() if line.strip()]
+    env = {"VIRTUAL_ENV": str(venv), "PATH": f"{venv}/bin:{DEFAULT_PATH}",
+           "PYTHONDONTWRITEBYTECODE": "1"}
+    ro = (folder, Path(base_prefix), *map(Path, dict.fromkeys(inherited)))
+    return PythonEnv(path=folder, python=str(python), ro_paths=ro, env=env)
 
 
 _INHERIT = (

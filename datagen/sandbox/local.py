@@ -14,7 +14,8 @@ from pathlib import Path
 
 from datagen.config.sandbox import SandboxLimits
 from datagen.records.tasks import RunResult
-from datagen.sandbox.base import base_env, execute
+from datagen.sandbox.base import base_env, execute, not_started
+from datagen.sandbox.guard import check_workdir
 
 WARNING = (
     "WARNING: subprocess sandbox: NO network or filesystem isolation; the command runs "
@@ -58,5 +59,12 @@ class SubprocessSandbox:
             print(WARNING, file=sys.stderr)
             self._warned = True
         workdir = Path(workdir).resolve()
-        return execute(list(cmd), backend=self.name, cwd=workdir, env=base_env(env),
-                       limits=limits, use_cgroup=True)
+        check_workdir(workdir)
+        run_env = base_env(env)
+        try:
+            return execute(list(cmd), backend=self.name, cwd=workdir, env=run_env,
+                           limits=limits, use_cgroup=True)
+        except (FileNotFoundError, PermissionError) as exc:
+            if exc.filename not in (cmd[0], None):
+                raise
+            return not_started(self.name, cmd[0], exc, run_env["PATH"])

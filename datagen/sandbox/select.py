@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import subprocess
 
+from datagen.config.sandbox import BACKENDS
 from datagen.errors import UserError
 from datagen.sandbox.base import Sandbox
 from datagen.sandbox.bwrap import BwrapSandbox, bwrap_path
@@ -32,7 +33,13 @@ def bwrap_works() -> tuple[bool, str]:
 
 
 def get_sandbox(name: str = "auto", warn: bool = True) -> Sandbox:
-    """The back end called ``name`` ('auto', 'bwrap' or 'subprocess')."""
+    """The back end called ``name`` ('auto', 'bwrap' or 'subprocess').
+
+    Any other name is refused: silently falling back to ``auto`` would turn a typo such as
+    ``bwarp`` into an unisolated run on a host without bubblewrap.
+    """
+    if name not in BACKENDS:
+        raise UserError(f"unknown sandbox back end {name!r}; choose one of {', '.join(BACKENDS)}")
     if name == "subprocess":
         return SubprocessSandbox(warn=warn)
     ok, reason = bwrap_works()

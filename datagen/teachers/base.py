@@ -4,7 +4,8 @@ A backend implements one hook, ``_call_many(calls, done)``: send each ``Call`` t
 model and report a raw ``TeacherResult`` per call. ``BaseTeacher`` does the rest, the
 same for every backend: cache look-ups (and in-batch de-duplication), JSON-schema
 validation with bounded re-asks, truncation, cache writes as answers arrive (so a crashed
-run resumes), ``teacher_calls`` accounting and the progress bar.
+run resumes), ``teacher_calls`` accounting (journaled as answers arrive when a journal is
+given, so a crashed run's spending is kept) and the progress bar.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import jsonschema
 
 from datagen.config.teacher import TeacherConfig
 from datagen.records.teacher import TeacherCall
+from datagen.teachers.accounting import CallJournal
 from datagen.teachers.cache import RequestCache
 from datagen.teachers.progress import TeacherProgress
 from datagen.teachers.types import (
@@ -102,9 +104,13 @@ class BaseTeacher:
     backend: ClassVar[str] = ""
 
     def __init__(self, config: TeacherConfig, *, run_id: str | None = None,
-                 cache: RequestCache | None | bool = True):
+                 cache: RequestCache | None | bool = True,
+                 journal: CallJournal | None = None):
+        """``journal``: where each paid call's ``teacher_calls`` row is appended as its
+        answer arrives (then ``take_calls`` returns only the other, unpaid rows)."""
         self.config = config
         self.run_id = run_id
+        self.journal = journal
         if cache is True:
             cache = RequestCache(config.cache_dir) if config.cache_dir else None
         self.cache = cache if isinstance(cache, RequestCache) else None
@@ -158,9 +164,14 @@ class BaseTeacher:
             # each answer is written as it arrives, so a crashed run resumes from there.
             writer = ThreadPoolExecutor(1, "teacher-cache") if self.cache is not None else None
             writes: list[Future] = []
+            journaled: set[str] = set()
 
             def finish(result: TeacherResult) -> None:
                 finals[result.key] = result
+                if self.journal is not None:  # the cost is durable before the answer is
+                    req = requests[first_index[result.key]]
+                    self.journal.append([self._row(req, result)])
+                    journaled.add(result.key)
                 if writer is not None:
                     writes.append(writer.submit(self.cache.put, result))
                 bar.update(result)
@@ -184,7 +195,7 @@ class BaseTeacher:
                     result = result.model_copy(update={"cached": True})
                     bar.update(result)
                 out.append(result.model_copy(update={"id": req.id}))
-        self._account(requests, out)
+        self._account(requests, out, {first_index[k] for k in journaled})
         return out
 
     async def _round(self, todo: list[_Pending], finish: Callable[[TeacherResult], None]
@@ -242,17 +253,23 @@ class BaseTeacher:
         ]
         return Call(call.key, call.request, call.sampling, (call.messages or []) + turns)
 
-    def _account(self, requests: Sequence[TeacherRequest], results: list[TeacherResult]) -> None:
-        now = dt.datetime.now(dt.UTC).replace(tzinfo=None)
-        for req, res in zip(requests, results, strict=True):
-            self._calls.append(TeacherCall(
-                run_id=self.run_id, custom_id=req.id, request_hash=res.key,
-                model=self.config.model, model_id=self.config.cache_model_id,
-                backend=self.backend, n=req.n,
-                prompt_tokens=0 if res.cached else res.usage.prompt_tokens,
-                completion_tokens=0 if res.cached else res.usage.completion_tokens,
-                latency_s=0.0 if res.cached else res.latency_s,
-                attempts=0 if res.cached else res.attempts,
-                status=res.status, error=res.error, cached=res.cached, created_at=now,
-            ))
+    def _account(self, requests: Sequence[TeacherRequest], results: list[TeacherResult],
+                 journaled: set[int]) -> None:
+        """Rows for every request except those already in the journal (by index)."""
+        for i, (req, res) in enumerate(zip(requests, results, strict=True)):
+            if i not in journaled:
+                self._calls.append(self._row(req, res))
+
+    def _row(self, req: TeacherRequest, res: TeacherResult) -> TeacherCall:
+        return TeacherCall(
+            run_id=self.run_id, custom_id=req.id, request_hash=res.key,
+            model=self.config.model, model_id=self.config.cache_model_id,
+            backend=self.backend, n=req.n,
+            prompt_tokens=0 if res.cached else res.usage.prompt_tokens,
+            completion_tokens=0 if res.cached else res.usage.completion_tokens,
+            latency_s=0.0 if res.cached else res.latency_s,
+            attempts=0 if res.cached else res.attempts,
+            status=res.status, error=res.error, cached=res.cached,
+            created_at=dt.datetime.now(dt.UTC).replace(tzinfo=None),
+        )
 

@@ -42,6 +42,7 @@ class Line:
     number: int
     batch: bool
     request: TeacherRequest | None = None
+    id: str | None = None
     custom_id: str | None = None
     url: str = "/v1/chat/completions"
     metadata: Any = None
@@ -86,14 +87,16 @@ def parse_line(number: int, text: str) -> Line:
                 raise ValueError("'body' must be an object")
             if line.url == "/v1/chat/completions" and "prompt" in body:
                 raise ValueError("/v1/chat/completions takes 'messages', not 'prompt'")
-            line.request = _request(body, BODY_KEYS, "body", str(data.get("custom_id")))
+            cid = data.get("custom_id")
+            line.request = _request(body, BODY_KEYS, "body", None if cid is None else str(cid))
         except (ValueError, ValidationError) as exc:
             line.error = _short(exc)
         return line
-    line = Line(number, batch=False, metadata=data.get("metadata"))
+    rid = data.get("id")
+    line = Line(number, batch=False, metadata=data.get("metadata"),
+                id=None if rid is None else str(rid))
     try:
-        rid = data.get("id")
-        line.request = _request(data, NATIVE_KEYS, "line", None if rid is None else str(rid))
+        line.request = _request(data, NATIVE_KEYS, "line", line.id)
     except (ValueError, ValidationError) as exc:
         line.error = _short(exc)
     return line
@@ -120,8 +123,9 @@ def read_lines(path: Path) -> Iterator[Line]:
 
 def native_output(line: Line, result: TeacherResult | None) -> dict[str, Any]:
     if result is None:
-        return {"line": line.number, "id": None, "status": "error", "error": line.error}
-    out = {"line": line.number, **result.model_dump(mode="json", exclude_none=True)}
+        out = {"line": line.number, "id": line.id, "status": "error", "error": line.error}
+    else:
+        out = {"line": line.number, **result.model_dump(mode="json", exclude_none=True)}
     if line.metadata is not None:
         out["metadata"] = line.metadata
     return out
@@ -162,7 +166,8 @@ def batch_output(line: Line, result: TeacherResult | None, model: str) -> dict[s
 
 def run_file(teacher: BaseTeacher, src: Path, dst: Path, *, progress: bool = False
              ) -> dict[str, int]:
-    """Answer every line of ``src`` into ``dst`` (same order); returns counts by status."""
+    """Answer every line of ``src`` into ``dst`` (same order); returns counts by status
+    (``lines``, ``cached``, ``ok``, ``truncated``, ``invalid``, ``error``)."""
     lines = list(read_lines(src))
     asked = [ln for ln in lines if ln.request is not None]
     results = teacher.generate([ln.request for ln in asked], progress=progress)

@@ -35,8 +35,11 @@ class SamplingParams(BaseModel):
 class TeacherRequest(BaseModel):
     """One request: chat ``messages`` (or a raw ``prompt`` for completions) and how to sample.
 
-    ``id`` is the caller's name for it (e.g. a Batch API ``custom_id``); it is not part of
-    the cache key, so two ids asking the same thing are answered once.
+    ``id`` is the caller's name for it (e.g. a Batch API ``custom_id``). Identical requests
+    (same messages, sampling, seed, n, schema) are answered once and share the answer,
+    whatever their ids, except an unseeded request sampled at temperature > 0: its ``id``
+    is part of its key too, so independent samples stay independent (and a re-run still
+    finds each in the cache).
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -124,14 +127,18 @@ def resolved_sampling(req: TeacherRequest, defaults: Any) -> dict[str, Any]:
 
 
 def request_key(req: TeacherRequest, model_id: str, defaults: Any) -> str:
-    """sha256 of everything that decides the answer: model, input, sampling, seed, n, schema."""
+    """sha256 of everything that decides the answer: model, input, sampling, seed, n, schema;
+    plus the request's id when it is an unseeded sample at temperature > 0."""
+    sampling = resolved_sampling(req, defaults)
     payload = {
         "model": model_id,
         "messages": [m.model_dump() for m in req.messages] if req.messages is not None else None,
         "prompt": req.prompt,
-        "sampling": resolved_sampling(req, defaults),
+        "sampling": sampling,
         "seed": req.seed,
         "n": req.n,
         "schema": req.json_schema,
     }
+    if req.seed is None and sampling["temperature"] > 0 and req.id is not None:
+        payload["sample_of"] = req.id
     return hashlib.sha256(canonical_json(payload).encode()).hexdigest()

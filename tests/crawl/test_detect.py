@@ -32,3 +32,22 @@ def test_license_detection():
     assert detect_license("Apache License\nVersion 2.0, January 2004\n") == "Apache-2.0"
     assert detect_license("// SPDX-License-Identifier: BSD-3-Clause\n") == "BSD-3-Clause"
     assert detect_license("All rights reserved.") is None
+
+
+COMMON = "/usr/share/common-licenses"
+
+
+@pytest.mark.parametrize("name,spdx", [
+    ("GPL-3", "GPL-3.0"), ("GPL-2", "GPL-2.0"), ("LGPL-2", "LGPL-2.0"), ("LGPL-2.1", "LGPL-2.1"),
+    ("LGPL-3", "LGPL-3.0"), ("MPL-2.0", "MPL-2.0"), ("Apache-2.0", "Apache-2.0"), ("BSD", "BSD-3-Clause"),
+    ("CC0-1.0", "CC0-1.0"),
+])
+def test_license_detection_on_full_license_texts(name, spdx):
+    """Full texts quote each other (GPL-3 names the AGPL, MPL-2 the GPL family)."""
+    import os
+
+    path = os.path.join(COMMON, name)
+    if not os.path.isfile(path):
+        pytest.skip(f"{path} not on this machine")
+    with open(path, encoding="utf-8", errors="replace") as fh:
+        assert detect_license(fh.read()) == spdx

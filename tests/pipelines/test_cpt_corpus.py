@@ -173,7 +173,7 @@ def test_bad_inputs_never_crash_and_are_recorded(tmp_path):
     assert reasons["empty.py"] == "empty"
     assert reasons["loop_a"] == reasons["loop_b"] == reasons["self_dir"] == "symlink"
     assert reasons["pipe.py"] == "not_regular_file"
-    assert rows[("broken", ".")]["reason"] == "broken_repo"
+    assert rows[("broken", ".")]["reason"].startswith("broken_repo: ")
     assert rows[("emptyrepo", ".")]["reason"] == "empty_repo"
 
 
@@ -275,3 +275,48 @@ def test_recipe_errors_name_the_key(tmp_path, two_repos):
         build(two_repos, tmp_path / "o", overrides=["crawl.nope=1"])
     with pytest.raises(UserError, match="bad value for 'crawl.max_file_bytes'"):
         build(two_repos, tmp_path / "o", overrides=["crawl.max_file_bytes=-5"])
+
+
+def test_git_repo_with_missing_objects_is_broken_not_empty(tmp_path):
+    import shutil
+
+    repo = make_git_repo(tmp_path / "r", {"LICENSE": MIT, "a.py": "x = 1\n"})
+    objects = repo / ".git" / "objects"
+    for child in objects.iterdir():
+        shutil.rmtree(child) if child.is_dir() else child.unlink()
+    out = tmp_path / "out"
+    build([repo], out)
+    row = files_table(out)[("r", ".")]
+    assert row["reason"].startswith("broken_repo")
+
+
+def test_tool_cache_folders_are_listed_not_lost(tmp_path):
+    repo = write_tree(tmp_path / "r", {
+        "LICENSE": MIT, "a.py": "x = 1\n", "__pycache__/a.cpython-311.pyc": b"\x00\x01",
+        ".vscode/settings.json": "{}\n",
+    })
+    out = tmp_path / "out"
+    build([repo], out)
+    rows = files_table(out)
+    assert rows[("r", "__pycache__/a.cpython-311.pyc")]["reason"] == "skipped_dir"
+    assert rows[("r", ".vscode/settings.json")]["reason"] == "skipped_dir"
+
+
+def test_bad_workers_flag_is_a_user_error(tmp_path, two_repos):
+    from datagen.errors import UserError
+
+    with pytest.raises(UserError, match="bad value for 'workers'"):
+        build(two_repos, tmp_path / "o", workers=0)
+
+
+def test_rerun_after_another_build_in_the_same_folder_rebuilds(tmp_path, two_repos):
+    a, b = two_repos
+    out = tmp_path / "out"
+    first = build([a, b], out)
+    build([a], out)
+    again = build([a, b], out)
+    assert not again.skipped and again.run_id == first.run_id
+    con = duckdb.connect(str(out / "manifest.duckdb"), read_only=True)
+    assert con.execute("SELECT DISTINCT run_id FROM files").fetchall() == [(first.run_id,)]
+    assert con.execute("SELECT count(DISTINCT repo) FROM files").fetchall() == [(2,)]
+    con.close()

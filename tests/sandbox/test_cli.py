@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shlex
 import sys
 from pathlib import Path
 
@@ -74,3 +75,82 @@ def test_check_says_loudly_what_the_fallback_cannot_isolate():
     assert "NOT ENFORCED: shares the host network" in r.stdout
     lines = {line.split()[0]: line for line in r.stdout.splitlines() if line.startswith("  ")}
     assert "NOT CONTAINED" in lines["network"]
+
+
+@pytest.mark.parametrize("command", [["sandbox", "check", "-b", "nope"],
+                                     ["sandbox", "run", "-b", "bwarp", "-w", "{w}", "--",
+                                      "touch", "ran"]])
+def test_an_unknown_back_end_is_refused_not_replaced(workdir, command):
+    r = runner.invoke(app, [part.replace("{w}", str(workdir)) for part in command])
+    assert r.exit_code == 2
+    assert "'auto', 'bwrap', 'subprocess'" in r.output
+    assert "back end:" not in r.output and not (workdir / "ran").exists()
+    from datagen.errors import UserError
+    from datagen.sandbox import get_sandbox
+
+    with pytest.raises(UserError, match="unknown sandbox back end 'bwarp'.*auto, bwrap"):
+        get_sandbox("bwarp")
+
+
+def _documented_example(doc: str) -> list[str]:
+    line = next(x.strip() for x in doc.splitlines() if "-- python -m pytest" in x)
+    return shlex.split(line)[1:]  # without "datagen"
+
+
+def _tiny_repo(root: Path, answer: int) -> Path:
+    repo = root / "repo"
+    (repo / "src" / "calc").mkdir(parents=True, exist_ok=True)
+    (repo / "tests").mkdir(exist_ok=True)
+    (repo / "src" / "calc" / "__init__.py").write_text("def add(a, b):\n    return a + b\n")
+    (repo / "tests" / "test_add.py").write_text(
+        f"from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == {answer}\n")
+    return repo
+
+
+def test_the_documented_by_hand_example_runs_the_repo_tests(tmp_path, monkeypatch):
+    from datagen.cli.sandbox import run as run_command
+
+    args = _documented_example(run_command.__doc__)
+    doc = (Path(__file__).parents[2] / "docs" / "sandbox.md").read_text()
+    assert "datagen " + shlex.join(args) in doc  # the docs show the same command
+    repo = _tiny_repo(tmp_path, 5)
+    monkeypatch.chdir(tmp_path)  # ./repo as in the example
+    offline = ["--set", f"env.cache_dir={tmp_path / 'envs'}",
+               "--set", f"env.inherit_site_packages=[{SITE}]"]
+    cut = args.index("--")
+    full = args[:cut] + offline + args[cut:]
+    r = runner.invoke(app, full)
+    assert r.exit_code == 0, r.output
+    assert "1 passed" in r.stdout
+    _tiny_repo(tmp_path, 6)  # now the test fails: pytest's own exit code comes through
+    r = runner.invoke(app, full)
+    assert r.exit_code == 1 and "1 failed" in r.stdout
+    assert len(list((tmp_path / "envs").glob("*/ok.json"))) == 1  # one env, reused
+    assert repo.is_dir()
+
+
+def test_a_missing_command_is_named_with_exit_127(any_sandbox, workdir):
+    r = runner.invoke(app, ["sandbox", "run", "-b", any_sandbox.name, "-w", str(workdir), "--",
+                            "no-such-command-xyz", "-q"])
+    assert r.exit_code == 127, r.output
+    assert "sandbox: command not found: no-such-command-xyz" in r.stderr
+    assert "--env auto" in r.stderr  # without an env, say how to get the repo's python
+    assert "setpriv" not in r.stderr and "bwrap:" not in r.stderr and "execvp" not in r.stderr
+    (workdir / "data.txt").write_text("x")
+    r = runner.invoke(app, ["sandbox", "run", "-b", any_sandbox.name, "-w", str(workdir), "--",
+                            "./data.txt"])
+    assert r.exit_code == 126 and "command not executable: ./data.txt" in r.stderr
+
+
+def test_env_setup_failure_names_pips_error(bwrap, tmp_path, monkeypatch):
+    repo = _tiny_repo(tmp_path, 5)
+    (repo / "requirements.txt").write_text("./no-such-package-dir\n")
+    r = runner.invoke(app, ["sandbox", "run", "-w", str(repo), "--env", "auto",
+                            "--set", f"env.cache_dir={tmp_path / 'envs'}",
+                            "--set", f"env.inherit_site_packages=[{SITE}]", "--", "true"])
+    from datagen.errors import UserError
+
+    assert isinstance(r.exception, UserError)  # the CLI prints it as one line, exit 2
+    message = str(r.exception)
+    assert "install requirements.txt failed (exit 1): ERROR:" in message
+    assert "no-such-package-dir" in message and "failed.json" in message

@@ -122,6 +122,9 @@ def test_env_failure_is_recorded_not_retried_unless_asked(bwrap, tmp_path, calc_
     fields = {**calc_task, "base_commit": git(repo, "rev-parse", "HEAD").strip()}
     row = Validator(recipe(tmp_path, reruns=1), bwrap).validate(task(fields), tmp_path)
     assert (row.status, row.reason) == ("error", "env_setup_failed")
+    # the note says why, in pip's words, not only "install requirements.txt failed (exit 1)"
+    assert "install requirements.txt failed (exit 1): ERROR:" in row.notes[0]
+    assert "no-such-package-dir" in row.notes[0]
     failed = next((tmp_path / "envs").glob("*/failed.json"))
     assert "no-such-package-dir" in json.loads(failed.read_text())["log_tail"]
     failed.write_text(failed.read_text().replace("failed (", "failed-marker ("))
@@ -132,3 +135,12 @@ def test_env_failure_is_recorded_not_retried_unless_asked(bwrap, tmp_path, calc_
     retried = Validator(recipe(tmp_path, reruns=1), bwrap, retry_failed_envs=True).validate(
         task(fields), tmp_path)
     assert retried.reason == "env_setup_failed" and "failed-marker" not in retried.notes[0]
+
+
+def test_last_error_prefers_pips_error_lines():
+    from datagen.sandbox.env import last_error
+
+    log = "Collecting x\nERROR: first\n  detail\nERROR: second\nERROR: third\nHint: y\n"
+    assert last_error(log) == "ERROR: second | ERROR: third"
+    assert last_error("building...\nSegmentation fault\n\n") == "Segmentation fault"
+    assert last_error("") == ""

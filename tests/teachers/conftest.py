@@ -19,6 +19,12 @@ def server():
 
 
 @pytest.fixture(autouse=True)
+def _private_cache_root(tmp_path, monkeypatch):
+    """The default cache folder ($DATAGEN_CACHE/teacher) goes under the test's tmp_path."""
+    monkeypatch.setenv("DATAGEN_CACHE", str(tmp_path / "datagen-cache"))
+
+
+@pytest.fixture(autouse=True)
 def _torch_one_thread():
     """A 64-dim model runs ~30x faster on one thread than with threads fighting over 2 cores."""
     torch = sys.modules.get("torch")

@@ -8,7 +8,8 @@ and ``/health`` with scripted answers, and injects faults on demand: ``500``, ``
 
 Each request is keyed by the sha256 of its JSON body, so a client's retries of one request
 share a key. ``calls[key]`` counts every call; ``paid[key]`` counts well-formed completions
-the server produced (what a hosted API would bill), which lets tests check "none paid twice".
+the server produced (what a hosted API would bill), which lets tests check "none paid twice";
+``served_completion_tokens`` sums their completion tokens.
 
 Run as a script for benchmarks: ``python fake_server.py [--port 0] [--fault-rate 0.2]``
 prints the port on its first line and serves until killed.
@@ -97,6 +98,7 @@ class FakeOpenAI:
         self.lock = threading.Lock()
         self.calls: Counter[str] = Counter()
         self.paid: Counter[str] = Counter()
+        self.served_completion_tokens = 0
         self.bodies: list[dict] = []
         self.stopping = threading.Event()
         self.httpd = _QuietServer(("127.0.0.1", port), _make_handler(self))
@@ -122,6 +124,7 @@ class FakeOpenAI:
         with self.lock:
             self.calls.clear()
             self.paid.clear()
+            self.served_completion_tokens = 0
             self.bodies.clear()
 
     def pick_fault(self, body: dict) -> str:
@@ -240,6 +243,7 @@ def _make_handler(state: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
                 payload = self._complete(body, route, truncated=fault == "truncate")
                 with state.lock:
                     state.paid[key] += 1
+                    state.served_completion_tokens += payload["usage"]["completion_tokens"]
                 self._send(200, payload, {"x-request-id": f"req-{key[:12]}"})
 
         def _complete(self, body: dict, route: str, truncated: bool) -> dict:

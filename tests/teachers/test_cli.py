@@ -66,12 +66,13 @@ def test_run_native_lines_in_order_with_errors_inline(server, tmp_path):
     with server(script={"four": '{"a": 4}'}, faults={"six": ["500"] * 9}) as s:
         res = cli("teacher", "run", str(src), "--out", str(out), *teacher_flags(s, tmp_path),
                   "--set", "teacher.max_retries=1")
-        assert res.exit_code == 0, res.output
+        assert res.exit_code == 1, res.output  # lines failed: like `datagen validate`
+        assert "3 of 6 lines failed" in res.output
     rows = read_jsonl(out)
     assert [r["line"] for r in rows] == [1, 2, 3, 4, 5, 6]
     assert rows[0]["texts"] == ["answer to: one"] and rows[0]["metadata"] == {"k": 1}
     assert rows[1]["status"] == "error" and "bad input line 2" in rows[1]["error"]
-    assert rows[2]["status"] == "error"
+    assert rows[2]["status"] == "error" and rows[2]["id"] == "q3"  # readable: keeps its id
     assert "unsupported field(s) in line: tools" in rows[2]["error"]
     assert rows[3]["parsed"] == [{"a": 4}]
     assert len(rows[4]["texts"]) == 2 and rows[4]["id"] == "q5"
@@ -98,11 +99,11 @@ def test_batch_api_lines_round_trip_and_rerun_is_free(server, tmp_path, monkeypa
     out = tmp_path / "out.jsonl"
     with server() as s:
         assert cli("teacher", "run", str(src), "-o", str(out), *teacher_flags(s, tmp_path)
-                   ).exit_code == 0
+                   ).exit_code == 1  # line b cannot be served
         first = out.read_bytes()
         s.reset_counts()
         assert cli("teacher", "run", str(src), "-o", str(out), *teacher_flags(s, tmp_path)
-                   ).exit_code == 0
+                   ).exit_code == 1
         assert s.total_calls == 0 and out.read_bytes() == first  # same bytes, from the cache
     a, b, c = read_jsonl(out)
     assert set(a) == {"id", "custom_id", "response", "error"} and a["error"] is None
@@ -113,6 +114,7 @@ def test_batch_api_lines_round_trip_and_rerun_is_free(server, tmp_path, monkeypa
     assert resp["usage"]["total_tokens"] == sum(resp["usage"][k] for k in
                                                 ("prompt_tokens", "completion_tokens"))
     assert b["response"] is None and "/v1/embeddings" in b["error"]["message"]
+    assert b["custom_id"] == "b"
     assert c["response"]["body"]["choices"][0]["logprobs"]["tokens"] == ["answer", "to:", "p", "q"]
     leaked = [p for p in tmp_path.rglob("*") if p.is_file()
               and b"sk-never-written-42" in p.read_bytes()]
@@ -122,6 +124,52 @@ def test_batch_api_lines_round_trip_and_rerun_is_free(server, tmp_path, monkeypa
 def test_run_needs_an_existing_file(tmp_path):
     res = cli("teacher", "run", str(tmp_path / "none.jsonl"), "-o", str(tmp_path / "o.jsonl"))
     assert res.exit_code != 0
+
+
+def test_run_refuses_to_overwrite_its_input(tmp_path):
+    src = write_jsonl(tmp_path / "in.jsonl", [{"messages": [{"role": "user", "content": "x"}]}])
+    before = src.read_bytes()
+    proc = subprocess.run(  # through main(): a user error exits 2 with one line
+        [sys.executable, "-m", "datagen.cli.app", "teacher", "run", str(src),
+         "-o", str(tmp_path / "." / "in.jsonl"), "--base-url", "http://127.0.0.1:9/v1",
+         "-m", MODEL], env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+        capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and "is the input file" in proc.stderr
+    assert src.read_bytes() == before
+
+
+def test_run_empty_file_says_so(server, tmp_path):
+    src = tmp_path / "e.jsonl"
+    src.write_text("\n")
+    out = tmp_path / "out" / "e.jsonl"
+    with server() as s:
+        res = cli("teacher", "run", str(src), "-o", str(out), *teacher_flags(s, tmp_path))
+        assert s.total_calls == 0
+    assert res.exit_code == 0 and "has no request lines" in res.output and "()" not in res.output
+    assert out.read_text() == ""
+
+
+def test_unseeded_samples_stay_independent_seeded_ones_share(server, tmp_path):
+    def line(i, **kw):
+        return {"id": f"s{i}", "messages": [{"role": "user", "content": "same"}], **kw}
+
+    src = write_jsonl(tmp_path / "in.jsonl", [
+        *(line(i, temperature=0.8) for i in range(3)),      # 3 independent samples
+        *(line(i, temperature=0.8, seed=7) for i in range(3, 5)),  # one seeded answer, shared
+        *(line(i) for i in range(5, 7)),                    # greedy: one answer, shared
+    ])
+    out = tmp_path / "out.jsonl"
+    with server() as s:
+        res = cli("teacher", "run", str(src), "-o", str(out), *teacher_flags(s, tmp_path))
+        assert res.exit_code == 0, res.output
+        assert s.total_calls == 3 + 1 + 1
+        s.reset_counts()
+        assert cli("teacher", "run", str(src), "-o", str(out), *teacher_flags(s, tmp_path)
+                   ).exit_code == 0
+        assert s.total_calls == 0  # each sample found again under its own id
+    rows = read_jsonl(out)
+    assert [r["cached"] for r in rows[:5]] == [True] * 5
+    assert [r["id"] for r in rows] == [f"s{i}" for i in range(7)]
 
 
 def test_slurm_script_shape():

@@ -17,6 +17,24 @@ def test_bundled_recipe_and_overrides():
     assert cfg.cache_model_id == cfg.model
 
 
+def test_default_cache_dir_is_absolute_and_shared_with_the_sandbox(tmp_path, monkeypatch):
+    from datagen.sandbox.env import default_cache_dir
+
+    monkeypatch.setenv("DATAGEN_CACHE", str(tmp_path / "dc"))
+    cfg, _ = load_teacher_block(None)
+    assert cfg.cache_dir == str(tmp_path / "dc" / "teacher")
+    assert default_cache_dir() == tmp_path / "dc" / "envs"
+    monkeypatch.delenv("DATAGEN_CACHE")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.chdir(tmp_path)
+    cfg, _ = load_teacher_block(None)
+    assert cfg.cache_dir == str(tmp_path / "home" / ".cache" / "datagen" / "teacher")
+    assert default_cache_dir() == tmp_path / "home" / ".cache" / "datagen" / "envs"
+    # a relative path in a recipe stays relative (to where the build runs), null turns it off
+    assert load_teacher_block(None, ["teacher.cache_dir=rel/c"])[0].cache_dir == "rel/c"
+    assert load_teacher_block(None, ["teacher.cache_dir=null"])[0].cache_dir is None
+
+
 def test_teacher_block_inside_a_build_recipe(tmp_path):
     recipe = tmp_path / "build.yaml"
     recipe.write_text("output: out\nsteps: [a, b]\nteacher:\n  backend: transformers\n  model: ./m\n"

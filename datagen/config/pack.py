@@ -1,0 +1,67 @@
+"""Recipe section ``pack``: repo-level ordering, held-out repos, tokenization, packing."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field, model_validator
+
+from datagen.config.base import StrictModel
+
+Format = Literal["parquet", "datatrove", "megatron"]
+
+
+class PackConfig(StrictModel):
+    order: Literal["imports", "path"] = Field(
+        "imports", description="file order inside a repo: dependency order, or by path"
+    )
+    holdout_repos: list[str] = Field(
+        default_factory=list, description="repos held out whole as the validation split"
+    )
+    holdout_fraction: float = Field(
+        0.0, ge=0.0, le=1.0, description="also hold out repos whose name hash falls below this"
+    )
+    holdout_seed: int = Field(0, description="salt of the repo-name hash for holdout_fraction")
+    tokenizer: str | None = Field(
+        None, description="local tokenizer.json or folder; unset = no tokenization/packing"
+    )
+    eos_token: str | None = Field(None, description="default: the tokenizer config's EOS")
+    pad_token: str | None = Field(None, description="default: the EOS token")
+    seq_lens: list[int] = Field(
+        default_factory=lambda: [32768, 262144], min_length=1,
+        description="one packed output per sequence length",
+    )
+    doc_max_tokens: int | None = Field(
+        None, gt=1, description="repo documents are cut between files at this size; "
+        "default: the largest seq_len",
+    )
+    doc_header: str = Field("<repo_name>{repo}\n", description="starts each repo document")
+    file_header: str = Field("<file_sep>{path}\n", description="before each file ({path} {lang})")
+    reset_position_ids: bool = Field(
+        True, description="write position_ids restarting at every document"
+    )
+    remainder: Literal["pad", "drop"] = Field(
+        "pad", description="last partial sequence: pad it (loss mask 0) or drop it"
+    )
+    formats: list[Format] = Field(
+        default_factory=lambda: ["parquet", "datatrove", "megatron"], min_length=1
+    )
+    shard_tokens: int = Field(1 << 25, gt=0, description="tokens per token parquet shard")
+    batch_bytes: int = Field(8 << 20, gt=0, description="text bytes per encode_batch call")
+
+    @model_validator(mode="after")
+    def _check(self) -> PackConfig:
+        if any(s < 2 for s in self.seq_lens):
+            raise ValueError("seq_lens: every sequence length must be at least 2")
+        if len(set(self.seq_lens)) != len(self.seq_lens):
+            raise ValueError("seq_lens: duplicate sequence length")
+        for name in ("doc_header", "file_header"):
+            try:
+                getattr(self, name).format(repo="r", path="p", lang="l")
+            except (KeyError, IndexError, ValueError) as exc:
+                raise ValueError(f"{name}: bad placeholder {exc}") from None
+        return self
+
+    @property
+    def max_doc_tokens(self) -> int:
+        return self.doc_max_tokens or max(self.seq_lens)

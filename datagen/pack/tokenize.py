@@ -1,0 +1,145 @@
+"""Load a Hugging Face tokenizer from a local path and encode text batches into numpy.
+
+A ``tokenizer.json`` file or a folder holding one is read with ``tokenizers`` directly;
+a folder without it (slow-only formats) goes through ``transformers.AutoTokenizer`` with
+``local_files_only=True`` and must convert to a fast tokenizer. Nothing is downloaded.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from datagen.errors import UserError, install_hint
+
+EOS_CANDIDATES = ("<|endoftext|>", "</s>", "<eos>", "<|end_of_text|>", "<|im_end|>", "<EOS>")
+
+
+@dataclass
+class LoadedTokenizer:
+    """A ``tokenizers.Tokenizer`` plus the ids packing needs."""
+
+    tokenizer: Any
+    name: str
+    eos_id: int
+    pad_id: int
+    vocab_size: int
+
+    @property
+    def token_size(self) -> int:
+        """Bytes per token on disk: 2 while ids fit uint16 (datatrove's rule), else 4."""
+        return 4 if self.vocab_size > 2**16 else 2
+
+    def encode(self, texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
+        """Encode ``texts`` (no special tokens added); returns flat ids and per-text lengths.
+
+        One ``encode_batch`` call (Rust, all cores) for the batch; ``encode_batch_fast``
+        when this ``tokenizers`` has it (same ids, no offsets computed).
+        """
+        if not texts:
+            return np.zeros(0, np.int32), np.zeros(0, np.int64)
+        fn = getattr(self.tokenizer, "encode_batch_fast", None) or self.tokenizer.encode_batch
+        ids = [e.ids for e in fn(texts, add_special_tokens=False)]
+        lengths = np.fromiter(map(len, ids), dtype=np.int64, count=len(ids))
+        flat = np.fromiter(itertools.chain.from_iterable(ids), np.int32, count=int(lengths.sum()))
+        return flat, lengths
+
+    def decode(self, ids: np.ndarray | list[int]) -> str:
+        return self.tokenizer.decode([int(i) for i in ids], skip_special_tokens=False)
+
+
+def tokenizer_digest(path: str | Path) -> str:
+    """sha256 of the tokenizer's files (names the build: same path, new tokenizer = new run)."""
+    p = Path(path).expanduser()
+    if p.is_file():
+        files = [p]
+    elif p.is_dir():
+        files = sorted(f for f in p.iterdir() if f.is_file() and f.suffix in (".json", ".model", ".txt"))
+    else:
+        raise UserError(f"pack.tokenizer: no tokenizer at {path} (give tokenizer.json or its folder)")
+    h = hashlib.sha256()
+    for f in files:
+        h.update(f.name.encode() + b"\0" + f.read_bytes())
+    return h.hexdigest()[:16]
+
+
+def _special(value: Any) -> str | None:
+    if isinstance(value, dict):
+        return value.get("content")
+    return value if isinstance(value, str) else None
+
+
+def _config_eos(folder: Path) -> str | None:
+    for name in ("tokenizer_config.json", "special_tokens_map.json"):
+        cfg = folder / name
+        if cfg.is_file():
+            try:
+                eos = _special(json.loads(cfg.read_text("utf-8")).get("eos_token"))
+            except (OSError, ValueError):
+                continue
+            if eos:
+                return eos
+    return None
+
+
+def _from_transformers(folder: Path) -> Any:
+    try:
+        from transformers import AutoTokenizer
+    except ImportError:
+        raise UserError(
+            f"{folder} has no tokenizer.json; " + install_hint("transformers", "ppl")
+        ) from None
+    try:
+        tok = AutoTokenizer.from_pretrained(str(folder), local_files_only=True)
+    except (OSError, ValueError) as exc:
+        raise UserError(f"cannot load a tokenizer from {folder}: {exc}") from None
+    backend = getattr(tok, "backend_tokenizer", None)
+    if backend is None:
+        raise UserError(f"tokenizer at {folder} has no fast (tokenizers) version")
+    return backend
+
+
+def load_tokenizer(
+    path: str | Path, eos_token: str | None = None, pad_token: str | None = None
+) -> LoadedTokenizer:
+    """Load the tokenizer at ``path`` (file or folder) and find its EOS and pad ids."""
+    from tokenizers import Tokenizer
+
+    p = Path(path).expanduser()
+    folder = p if p.is_dir() else p.parent
+    if p.is_file():
+        file = p
+    elif p.is_dir() and (p / "tokenizer.json").is_file():
+        file = p / "tokenizer.json"
+    elif p.is_dir():
+        file = None
+    else:
+        raise UserError(f"pack.tokenizer: no tokenizer at {path} (give tokenizer.json or its folder)")
+    if file is not None:
+        try:
+            tok = Tokenizer.from_file(str(file))
+        except Exception as exc:  # tokenizers raises a bare Exception on bad JSON
+            raise UserError(f"pack.tokenizer: cannot read {file}: {exc}") from None
+    else:
+        tok = _from_transformers(p)
+    eos_name = eos_token or _config_eos(folder)
+    if eos_name is None:
+        eos_name = next((c for c in EOS_CANDIDATES if tok.token_to_id(c) is not None), None)
+    eos_id = tok.token_to_id(eos_name) if eos_name else None
+    if eos_id is None:
+        raise UserError(
+            f"pack.eos_token: {'token ' + repr(eos_name) + ' is not' if eos_name else 'no EOS token'}"
+            f" in the tokenizer at {path}; set pack.eos_token"
+        )
+    pad_id = eos_id
+    if pad_token is not None:
+        pad_id = tok.token_to_id(pad_token)
+        if pad_id is None:
+            raise UserError(f"pack.pad_token: token {pad_token!r} is not in the tokenizer at {path}")
+    return LoadedTokenizer(tok, str(path), eos_id, pad_id, tok.get_vocab_size(with_added_tokens=True))

@@ -1,0 +1,85 @@
+"""Tokenizer loading and repo documents: decode(document ids) == document text."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from datagen.errors import UserError
+from datagen.pack.docs import SourceRow, build_docs, repo_pieces
+from datagen.pack.tokenize import load_tokenizer
+
+
+def rows_of(texts: list[str], repo: str = "acme/tool") -> list[SourceRow]:
+    return [SourceRow(f"id{i}", repo, f"src/f{i}.py", "python", t) for i, t in enumerate(texts)]
+
+
+def tokenize_repo(tok, rows, header="<repo_name>{repo}\n", file_header="<file_sep>{path}\n"):
+    pieces = repo_pieces(rows[0].repo, rows, header, file_header)
+    flat, lengths = tok.encode(pieces)
+    bounds = np.concatenate([[0], np.cumsum(lengths)])
+    return pieces, [flat[bounds[i] : bounds[i + 1]] for i in range(len(pieces))]
+
+
+def test_load_from_file_and_folder_finds_eos(tokenizer_dir, tokenizer_file):
+    a = load_tokenizer(tokenizer_dir)
+    b = load_tokenizer(tokenizer_file)
+    assert a.eos_id == b.eos_id == a.tokenizer.token_to_id("<|endoftext|>")
+    assert a.pad_id == a.eos_id and a.token_size == 2
+    assert load_tokenizer(tokenizer_file, pad_token="<pad>").pad_id == a.tokenizer.token_to_id("<pad>")
+
+
+def test_bad_tokenizer_paths_are_user_errors(tmp_path, tokenizer_file):
+    with pytest.raises(UserError, match="no tokenizer"):
+        load_tokenizer(tmp_path / "nope")
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    with pytest.raises(UserError, match="cannot read"):
+        load_tokenizer(bad)
+    with pytest.raises(UserError, match="pack.eos_token"):
+        load_tokenizer(tokenizer_file, eos_token="<nope>")
+    (tmp_path / "tokenizer_config.json").write_text(json.dumps({"eos_token": {"content": "<x>"}}))
+    (tmp_path / "tokenizer.json").write_bytes(tokenizer_file.read_bytes())
+    with pytest.raises(UserError, match="'<x>' is not"):
+        load_tokenizer(tmp_path)
+
+
+def test_document_ids_decode_to_document_text(tokenizer_dir, sample_code):
+    tok = load_tokenizer(tokenizer_dir)
+    rows = rows_of(sample_code(6) + ["no trailing newline", ""])
+    pieces, ids = tokenize_repo(tok, rows)
+    (doc,) = build_docs("acme/tool", "train", rows, ids, tok.eos_id, 10**6, keep_text=True,
+                        pieces=pieces)
+    assert doc.tokens[-1] == tok.eos_id
+    assert tok.decode(doc.tokens[:-1]) == doc.text
+    assert doc.text.startswith("<repo_name>acme/tool\n<file_sep>src/f0.py\ndef handler_0")
+    assert "no trailing newline\n<file_sep>src/f7.py\n" in doc.text
+    assert sum(doc.lang_tokens.values()) == len(doc.tokens)
+    assert doc.file_ids == [r.id for r in rows]
+
+
+def test_large_repo_is_cut_between_files_and_big_file_inside(tokenizer_dir, sample_code):
+    tok = load_tokenizer(tokenizer_dir)
+    texts = sample_code(12)
+    texts[5] = "".join(sample_code(30))  # one file bigger than a document
+    rows = rows_of(texts)
+    pieces, ids = tokenize_repo(tok, rows)
+    limit = 300
+    docs = build_docs("acme/tool", "train", rows, ids, tok.eos_id, limit, keep_text=True,
+                      pieces=pieces)
+    assert all(len(d.tokens) <= limit for d in docs) and len(docs) > 3
+    assert [d.part for d in docs] == list(range(len(docs)))
+    assert len({d.doc_id for d in docs}) == len(docs)
+    header = ids[0]
+    # every file appears whole and in order, except the big one which spans documents
+    seen = [fid for d in docs for fid in d.file_ids]
+    assert [f for i, f in enumerate(seen) if i == 0 or f != seen[i - 1]] == [r.id for r in rows]
+    spans = [d for d in docs if "id5" in d.file_ids]
+    assert len(spans) > 2
+    big = np.concatenate([d.tokens[len(header) : -1] for d in spans if d.file_ids == ["id5"]])
+    assert tok.decode(big) in pieces[6]
+    for d in docs:  # documents holding whole files decode to their text
+        if "id5" not in d.file_ids:
+            assert tok.decode(d.tokens[:-1]) == d.text
