@@ -210,7 +210,7 @@ def _components(pairs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def cluster(out: Path, cfg: NearDedupConfig, ranks: int) -> Path:
     """Stage 3: verify candidates, union them, pick representatives -> clusters.parquet."""
-    sig_mm, meta = {}, {}
+    sig_mm: dict[int, np.ndarray] = {}
     for r in range(ranks):
         path = out / "sigs" / f"{r:05d}.sig"
         if path.stat().st_size:
