@@ -8,7 +8,7 @@ import sys
 import typer
 
 from datagen import __version__
-from datagen.cli import build, job, sandbox, sql, teacher
+from datagen.cli import build, job, report, sandbox, sql, teacher
 from datagen.errors import UserError
 
 app = typer.Typer(
@@ -30,6 +30,7 @@ app.add_typer(job.app, name="job")
 app.command("sql")(sql.sql_command)
 app.add_typer(sandbox.app, name="sandbox")
 app.command("validate")(sandbox.validate_command)
+app.command("report")(report.report_command)
 
 
 def _version(value: bool) -> None:

@@ -33,6 +33,7 @@ def print_build_summary(result, console: Console | None = None) -> None:
         f"{result.output / 'manifest.duckdb'}; {result.seconds:.1f} s "
         f"({result.seen / max(result.seconds, 1e-9):.0f} files/s, {mb / max(result.seconds, 1e-9):.1f} MB/s kept)"
     )
+    console.print(f"charts of this build: datagen report {result.output}")
     for p in getattr(result, "packed", []):
         waste = p.padding_tokens / max(p.tokens, 1)
         console.print(
