@@ -166,7 +166,7 @@ def _token_counts(db: _Db) -> Chart:
              named AS (SELECT CASE WHEN repo IN (SELECT repo FROM top) THEN repo ELSE '(other repos)' END AS repo,
                               lang, files, tokens FROM t)
         SELECT repo, lang, sum(files)::BIGINT AS files, sum(tokens)::BIGINT AS tokens FROM named
-        GROUP BY ALL ORDER BY repo = '(other repos)', repo, lang""")
+        GROUP BY repo, lang ORDER BY repo = '(other repos)', repo, lang""")
     return chart
 
 
@@ -192,7 +192,7 @@ def collect(out: str | Path, run_id: str | None = None) -> tuple[list[tuple], li
     """The runs and the chart rows of a manifest (no drawing). ``run_id`` limits rows to one run."""
     path = manifest_path(out)
     if not path.is_file():
-        raise UserError(f"no manifest at {path} (run a build first, e.g. `datagen build cpt-corpus -o {out}`)")
+        raise UserError(f"no manifest at {path} (run a build first, or name the folder that holds it)")
     try:
         con = duckdb.connect(str(path), read_only=True, config={"enable_external_access": False})
     except duckdb.Error as exc:

@@ -69,7 +69,9 @@ def _cluster_sizes(fig: Figure, chart: Chart) -> None:
     ax = fig.add_subplot()
     sizes = [r[0] for r in chart.rows]
     counts = [r[1] for r in chart.rows]
-    ax.bar(sizes, counts, width=0.8, color="#1565c0")
+    bars = ax.bar(sizes, counts, width=0.8, color="#1565c0")
+    ax.bar_label(bars, fontsize=8)
+    ax.set_xlim(min(sizes) - 1, max(sizes) + 1)  # one size alone must not fill the axes
     ax.set_xlabel("files in cluster")
     ax.set_ylabel("clusters")
     ax.xaxis.get_major_locator().set_params(integer=True)
@@ -101,18 +103,19 @@ def _syntax_error_ratio(fig: Figure, chart: Chart) -> None:
 def _token_counts(fig: Figure, chart: Chart) -> None:
     repos = list(dict.fromkeys(r[0] for r in chart.rows))
     langs = sorted({r[1] for r in chart.rows})
-    cmap = matplotlib.colormaps["tab20"]
+    cmap = matplotlib.colormaps["tab10" if len(langs) <= 10 else "tab20"]
     tokens = {(r[0], r[1]): r[3] for r in chart.rows}
     ax = fig.add_subplot()
     left = [0] * len(repos)
     for i, lang in enumerate(langs):
         values = [tokens.get((repo, lang), 0) for repo in repos]
-        ax.barh(range(len(repos)), values, left=left, label=lang, color=cmap(i % 20))
+        color = DROPPED if lang == "(headers+EOS)" else cmap(i % cmap.N)
+        ax.barh(range(len(repos)), values, left=left, label=lang, color=color)
         left = [a + b for a, b in zip(left, values)]
     ax.set_yticks(range(len(repos)), repos)
     ax.invert_yaxis()
     ax.set_xlabel("tokens")
-    ax.legend(fontsize=7, loc="lower right", ncols=2)
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), title="lang", title_fontsize=8)
     ax.spines[["top", "right"]].set_visible(False)
 
 
