@@ -91,7 +91,9 @@ def _syntax_error_ratio(fig: Figure, chart: Chart) -> None:
             ax.set_visible(False)
             continue
         lang, files, *counts = chart.rows[i]
-        ax.bar(range(len(labels)), counts, color=["#2e7d32"] * 3 + ["#ef6c00"] * (len(labels) - 3))
+        bars = ax.bar(range(len(labels)), counts, color=["#2e7d32"] * 3 + ["#ef6c00"] * (len(labels) - 3))
+        ax.bar_label(bars, [str(c) if c else "" for c in counts], fontsize=7)  # a lone bad file shows
+        ax.set_ylim(0, max(max(counts), 1) * 1.2)
         ax.set_title(f"{lang} ({files} files)", fontsize=9)
         ax.set_xticks(range(len(labels)), labels, fontsize=7)
         ax.yaxis.get_major_locator().set_params(integer=True)
