@@ -153,8 +153,9 @@ def _syntax_error_ratio(db: _Db) -> Chart:
 
 def _token_counts(db: _Db) -> Chart:
     chart = Chart("token_counts", "Tokens per repository and language",
-                  f"Packed tokens (table `token_counts`, all splits); the {TOP_REPOS} largest repos, "
-                  "the rest summed; `(headers+EOS)` is document headers and end-of-text tokens.",
+                  f"Packed tokens (table `token_counts`, all splits) of the {TOP_REPOS} largest repos, largest "
+                  "first; the rest are summed in the table only; `(headers+EOS)` is document headers and "
+                  "end-of-text tokens.",
                   ["repo", "lang", "files", "tokens"])
     if skip := db.missing("token_counts", "repo", "lang", "files", "tokens"):
         chart.skipped = skip
@@ -166,7 +167,8 @@ def _token_counts(db: _Db) -> Chart:
              named AS (SELECT CASE WHEN repo IN (SELECT repo FROM top) THEN repo ELSE '(other repos)' END AS repo,
                               lang, files, tokens FROM t)
         SELECT repo, lang, sum(files)::BIGINT AS files, sum(tokens)::BIGINT AS tokens FROM named
-        GROUP BY repo, lang ORDER BY repo = '(other repos)', repo, lang""")
+        GROUP BY repo, lang
+        ORDER BY repo = '(other repos)', sum(sum(tokens)) OVER (PARTITION BY repo) DESC, repo, lang""")
     return chart
 
 

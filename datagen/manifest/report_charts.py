@@ -14,6 +14,9 @@ from typing import TYPE_CHECKING
 import matplotlib
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from matplotlib.ticker import EngFormatter
+
+OTHER_REPOS = "(other repos)"  # the token_counts row label of repos past the top ones
 
 if TYPE_CHECKING:  # report imports this module lazily; no import cycle at run time
     from datagen.manifest.report import Chart
@@ -46,6 +49,7 @@ def _hbars(fig: Figure, labels: list[str], values: list[float], colors: list[str
     ax.set_xlabel(xlabel)
     ax.set_xlim(0, max(values) * 1.18 if values and max(values) > 0 else 1)
     ax.xaxis.get_major_locator().set_params(integer=True)
+    ax.xaxis.set_major_formatter(EngFormatter(sep=" "))
     for y, v, t in zip(ys, values, text):
         ax.annotate(t, (v, y), xytext=(3, 0), textcoords="offset points", va="center", fontsize=8)
     ax.spines[["top", "right"]].set_visible(False)
@@ -70,7 +74,8 @@ def _cluster_sizes(fig: Figure, chart: Chart) -> None:
     sizes = [r[0] for r in chart.rows]
     counts = [r[1] for r in chart.rows]
     bars = ax.bar(sizes, counts, width=0.8, color="#1565c0")
-    ax.bar_label(bars, fontsize=8)
+    if len(sizes) <= 20:
+        ax.bar_label(bars, fontsize=8)
     ax.set_xlim(min(sizes) - 1, max(sizes) + 1)  # one size alone must not fill the axes
     ax.set_xlabel("files in cluster")
     ax.set_ylabel("clusters")
@@ -103,7 +108,9 @@ def _syntax_error_ratio(fig: Figure, chart: Chart) -> None:
 
 
 def _token_counts(fig: Figure, chart: Chart) -> None:
-    repos = list(dict.fromkeys(r[0] for r in chart.rows))
+    # the "(other repos)" sum is in the table, not drawn: it would dwarf every named bar
+    repos = list(dict.fromkeys(r[0] for r in chart.rows if r[0] != OTHER_REPOS))
+    other = sum(r[3] for r in chart.rows if r[0] == OTHER_REPOS)
     langs = sorted({r[1] for r in chart.rows})
     cmap = matplotlib.colormaps["tab10" if len(langs) <= 10 else "tab20"]
     tokens = {(r[0], r[1]): r[3] for r in chart.rows}
@@ -116,7 +123,8 @@ def _token_counts(fig: Figure, chart: Chart) -> None:
         left = [a + b for a, b in zip(left, values)]
     ax.set_yticks(range(len(repos)), repos)
     ax.invert_yaxis()
-    ax.set_xlabel("tokens")
+    ax.set_xlabel("tokens" + (f" (other repos, not drawn: {EngFormatter(sep=' ')(other)})" if other else ""))
+    ax.xaxis.set_major_formatter(EngFormatter(sep=" "))
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), title="lang", title_fontsize=8)
     ax.spines[["top", "right"]].set_visible(False)
 
@@ -143,7 +151,7 @@ def figure_height(chart: Chart) -> float:
     if chart.key == "syntax_error_ratio":
         return 0.6 + 2.2 * math.ceil(len(chart.rows) / 3)
     if chart.key == "token_counts":
-        return _bar_height(len({r[0] for r in chart.rows}))
+        return _bar_height(len({r[0] for r in chart.rows if r[0] != OTHER_REPOS}))
     if chart.key == "cluster_sizes":
         return 4.0
     return _bar_height(len(chart.rows))
