@@ -87,7 +87,7 @@ class _Db:
 
     def where(self, table: str) -> str:
         if self.run_id is not None and "run_id" in self.columns.get(table, ()):
-            return f"run_id = '{self.run_id}'"  # checked against runs, see build_report
+            return "run_id = '" + self.run_id.replace("'", "''") + "'"  # a run_id listed in runs (collect)
         return "true"
 
     def rows(self, sql: str) -> list[tuple]:
