@@ -135,14 +135,20 @@ def test_report_charts_and_numbers_match_the_manifest(built):
 
 
 def test_report_is_deterministic(built, tmp_path):
-    first, second = tmp_path / "one", tmp_path / "two"
+    first, second, third = tmp_path / "one", tmp_path / "two", tmp_path / "three"
     assert report(str(built), "--dest", str(first)).returncode == 0
-    (run_id,) = sql(built, "SELECT run_id FROM runs")[0]  # the build's only run: same rows either way
-    assert report(str(built / "manifest.duckdb"), "-d", str(second), "--run-id", run_id).returncode == 0
+    assert report(str(built / "manifest.duckdb"), "-d", str(second)).returncode == 0
     names = sorted(p.name for p in first.iterdir())
     assert names == sorted(p.name for p in second.iterdir()) and "index.md" in names and len(names) == 6
     for name in names:
         assert (first / name).read_bytes() == (second / name).read_bytes(), name
+    # the build's only run: --run-id selects the same rows, so the same pictures
+    (run_id,) = sql(built, "SELECT run_id FROM runs")[0]
+    assert report(str(built), "-d", str(third), "--run-id", run_id).returncode == 0
+    for name in names:
+        if name.endswith(".png"):
+            assert (first / name).read_bytes() == (third / name).read_bytes(), name
+    assert f"`teacher_calls` has no rows for run {run_id}" in (third / "index.md").read_text()
 
 
 def test_teacher_only_manifest_skips_file_charts(tmp_path):
