@@ -33,6 +33,8 @@ def print_build_summary(result, console: Console | None = None) -> None:
         f"{result.output / 'manifest.duckdb'}; {result.seconds:.1f} s "
         f"({result.seen / max(result.seconds, 1e-9):.0f} files/s, {mb / max(result.seconds, 1e-9):.1f} MB/s kept)"
     )
+    if result.stage_seconds:
+        console.print("time per stage: " + ", ".join(f"{k} {v:.1f} s" for k, v in result.stage_seconds.items()))
     for p in getattr(result, "packed", []):
         waste = p.padding_tokens / max(p.tokens, 1)
         console.print(
