@@ -33,7 +33,8 @@ def print_build_summary(result, console: Console | None = None) -> None:
         f"{result.output / 'manifest.duckdb'}; {result.seconds:.1f} s "
         f"({result.seen / max(result.seconds, 1e-9):.0f} files/s, {mb / max(result.seconds, 1e-9):.1f} MB/s kept)"
     )
-    console.print(f"charts of this build: datagen report {result.output}")
+    if result.stage_seconds:
+        console.print("time per stage: " + ", ".join(f"{k} {v:.1f} s" for k, v in result.stage_seconds.items()))
     for p in getattr(result, "packed", []):
         waste = p.padding_tokens / max(p.tokens, 1)
         console.print(
@@ -43,3 +44,4 @@ def print_build_summary(result, console: Console | None = None) -> None:
         if waste > 0.005:
             console.print(f"  [yellow]padding over 0.5%:[/] the last of only {p.sequences} sequence(s) is "
                           "padded; a larger corpus, or --set pack.remainder=drop, avoids it")
+    console.print(f"charts of this build: datagen report {result.output}")

@@ -44,7 +44,7 @@ from datagen.manifest.db import manifest_path
 from datagen.pack.corpus import pack_corpus
 from datagen.pack.ordering import RepoOrderer, split_of
 from datagen.pipelines.card import write_card
-from datagen.pipelines.progress import progress_bar, run_with_rank_progress
+from datagen.pipelines.progress import Stopwatch, progress_bar, run_with_rank_progress
 from datagen.pipelines.shards import write_text_shards
 from datagen.pipelines.steps import QuietLocalExecutor, RowsParquetWriter
 from datagen.records import FileRow, PackOutputRow, Record, RepoDocRow, RepoOrderRow, RunRow, ShardRow
@@ -68,6 +68,7 @@ class BuildResult:
     dropped_by_reason: dict[str, int] = field(default_factory=dict)
     shards: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    stage_seconds: dict[str, float] = field(default_factory=dict)
     packed: list[PackOutputRow] = field(default_factory=list)  # empty without pack.tokenizer
 
 
@@ -102,9 +103,10 @@ def run_cpt_corpus(
     rules = CrawlRules.from_config(cfg.crawl)
 
     # 1. discover + list ---------------------------------------------------------------
+    clock = Stopwatch()
     repos = discover(cfg.inputs, cfg.crawl.repo_names)  # UserError on a missing input
     listed = []
-    with progress_bar(console, "listing repos", len(repos)) as advance:
+    with clock.stage("list"), progress_bar(console, "listing repos", len(repos)) as advance:
         for repo in repos:
             listed.extend((repo, lf) for lf in list_repo(repo, rules))
             advance(1)
@@ -133,7 +135,7 @@ def run_cpt_corpus(
     with Manifest(out) as m:
         m.upsert(RunRow, run_row)
     try:
-        result = _build(cfg, out, work, run_id, repos, listed, console)
+        result = _build(cfg, out, work, run_id, repos, listed, console, clock)
     except BaseException:
         with Manifest(out) as m:
             m.upsert(RunRow, run_row.model_copy(update={"status": "failed",
@@ -144,11 +146,12 @@ def run_cpt_corpus(
     shutil.rmtree(work, ignore_errors=True)
     _remove_if_empty(out / ".work")
     result.seconds = time.monotonic() - t0
+    result.stage_seconds = clock.seconds
     return result
 
 
 def _build(cfg: CptCorpusRecipe, out: Path, work: Path, run_id: str, repos: list[Repo],
-           listed: list, console: Console) -> BuildResult:
+           listed: list, console: Console, clock: Stopwatch) -> BuildResult:
     listing = work / "listing.parquet"
     if not listing.exists():
         _write_listing(listing, listed, cfg.crawl.files_per_task)
@@ -166,8 +169,9 @@ def _build(cfg: CptCorpusRecipe, out: Path, work: Path, run_id: str, repos: list
         pipeline=steps, tasks=tasks, workers=min(cfg.workers, tasks),
         logging_dir=str(work / "logs" / "crawl"),
     )
-    run_with_rank_progress(executor, console, "crawling", tasks, files_per_task=cfg.crawl.files_per_task,
-                           total_files=n_files)
+    with clock.stage("crawl"):
+        run_with_rank_progress(executor, console, "crawling", tasks, files_per_task=cfg.crawl.files_per_task,
+                               total_files=n_files)
     crawl_files = sorted(str(p) for p in (work / "crawl").glob("*.parquet"))
 
     # 3. global decisions ----------------------------------------------------------------
@@ -175,31 +179,33 @@ def _build(cfg: CptCorpusRecipe, out: Path, work: Path, run_id: str, repos: list
     db_path.unlink(missing_ok=True)  # always recomputed from the crawl output: cheap, idempotent
     con = duckdb.connect(str(db_path))
     try:
-        con.execute(
-            "CREATE TABLE files AS SELECT * EXCLUDE (text) FROM read_parquet(?) ORDER BY repo, path",
-            [crawl_files],
-        )
-        if cfg.dedup.exact:
-            exact_dedup(con)
-        if cfg.dedup.near.enabled:
-            apply_near_dedup(con, crawl_files, work, cfg.dedup.near, cfg.workers,
-                             executor=QuietLocalExecutor)
+        with clock.stage("dedup"):
+            con.execute(
+                "CREATE TABLE files AS SELECT * EXCLUDE (text) FROM read_parquet(?) ORDER BY repo, path",
+                [crawl_files],
+            )
+            if cfg.dedup.exact:
+                exact_dedup(con)
+            if cfg.dedup.near.enabled:
+                apply_near_dedup(con, crawl_files, work, cfg.dedup.near, cfg.workers,
+                                 executor=QuietLocalExecutor)
 
         # 4. shards (train, and validation for held-out repos) --------------------------
         data_dir = out / "data"
         orderer = RepoOrderer(cfg.pack, workers=cfg.workers, aliases=_duplicate_aliases(con))
         shard_rows: list[ShardRow] = []
         text_shards: dict[str, list[Path]] = {}
-        for split, names in _repos_by_split(con, cfg).items():
-            name = cfg.shards.split if split == "train" else split
-            if not names and split != "train":
-                for stale in data_dir.glob(f"{name}-*.parquet"):
-                    stale.unlink()
-                continue
-            rows = write_text_shards(con, crawl_files, data_dir, work / "shards" / name, cfg.shards,
-                                     console, order=orderer, split=name, repos=names)
-            shard_rows += rows
-            text_shards[name] = [out / r.path for r in rows]
+        with clock.stage("order + shards"):
+            for split, names in _repos_by_split(con, cfg).items():
+                name = cfg.shards.split if split == "train" else split
+                if not names and split != "train":
+                    for stale in data_dir.glob(f"{name}-*.parquet"):
+                        stale.unlink()
+                    continue
+                rows = write_text_shards(con, crawl_files, data_dir, work / "shards" / name, cfg.shards,
+                                         console, order=orderer, split=name, repos=names)
+                shard_rows += rows
+                text_shards[name] = [out / r.path for r in rows]
         con.execute("CHECKPOINT")
         counts = _counts(con)
     finally:
@@ -209,7 +215,7 @@ def _build(cfg: CptCorpusRecipe, out: Path, work: Path, run_id: str, repos: list
         RepoOrderRow: [r.model_copy(update={"run_id": run_id}) for r in orderer.rows]}
     packed: list[PackOutputRow] = []
     if cfg.pack.tokenizer:
-        with progress_bar(console, "packing tokens", counts["kept"]) as advance:
+        with clock.stage("pack"), progress_bar(console, "packing tokens", counts["kept"]) as advance:
             packing = pack_corpus(out, cfg.pack, run_id, text_shards, advance)
         packed = packing.outputs
         tables[TokenCountRow] = packing.token_counts
@@ -220,9 +226,10 @@ def _build(cfg: CptCorpusRecipe, out: Path, work: Path, run_id: str, repos: list
     elif (out / "tokens").exists():
         shutil.rmtree(out / "tokens")  # tokens of an earlier build with packing: now stale
     # 6. manifest ----------------------------------------------------------------------
-    _write_manifest(out, run_id, db_path, shard_rows, tables)
-    write_clusters(out, run_id, db_path)
-    write_card(out, cfg, counts, shard_rows, packed)
+    with clock.stage("manifest"):
+        _write_manifest(out, run_id, db_path, shard_rows, tables)
+        write_clusters(out, run_id, db_path)
+        write_card(out, cfg, counts, shard_rows, packed)
     return BuildResult(
         output=out, run_id=run_id, skipped=False, seen=counts["seen"], kept=counts["kept"],
         kept_bytes=counts["kept_bytes"], dropped_by_reason=counts["dropped_by_reason"],

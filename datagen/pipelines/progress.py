@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import os
 import threading
+import time
 from collections.abc import Callable, Iterator
 
 from rich.console import Console
@@ -17,6 +18,21 @@ def _progress(console: Console) -> Progress:
         TimeElapsedColumn(), console=console, transient=False,
         disable=os.environ.get("DATAGEN_NO_PROGRESS") == "1",
     )
+
+
+class Stopwatch:
+    """Wall time per named stage, in the order the stages ran (for the build summary)."""
+
+    def __init__(self) -> None:
+        self.seconds: dict[str, float] = {}
+
+    @contextlib.contextmanager
+    def stage(self, name: str) -> Iterator[None]:
+        t0 = time.monotonic()
+        try:
+            yield
+        finally:
+            self.seconds[name] = self.seconds.get(name, 0.0) + time.monotonic() - t0
 
 
 @contextlib.contextmanager
