@@ -15,13 +15,14 @@ import pyarrow as pa
 
 from datagen.errors import UserError
 from datagen.records import TABLES, Record
+from datagen.records.base import manifest_ddl as _ddl
 
 MANIFEST_NAME = "manifest.duckdb"
 
 
 def manifest_ddl(tables: Iterable[type[Record]] = ()) -> str:
     """The DDL of every manifest table (what ``schemas/manifest.sql`` holds)."""
-    return "\n\n".join(t.ddl() for t in (tables or TABLES)) + "\n"
+    return _ddl(list(tables) or TABLES)
 
 
 def manifest_path(out: str | Path) -> Path:

@@ -50,6 +50,11 @@ class Record(BaseModel):
         return f"CREATE TABLE IF NOT EXISTS {cls.__table__} (\n" + ",\n".join(cols) + "\n);"
 
 
+def manifest_ddl(tables) -> str:
+    """The DDL of the given manifest tables (what ``schemas/manifest.sql`` holds)."""
+    return "\n\n".join(t.ddl() for t in tables) + "\n"
+
+
 def sql_type_of(annotation: Any) -> tuple[str, bool]:
     """Map a field annotation to (DuckDB type, nullable)."""
     origin = typing.get_origin(annotation)

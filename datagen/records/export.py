@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 from datagen.records import DATASET_RECORDS, TABLES
-from datagen.records.base import Record
+from datagen.records.base import Record, manifest_ddl
 
 
 def schema_name(record: type[Record]) -> str:
@@ -20,8 +20,6 @@ def schema_name(record: type[Record]) -> str:
 
 def render_schemas() -> dict[str, str]:
     """File name -> content of every generated schema file."""
-    from datagen.manifest.db import manifest_ddl
-
     files = {"manifest.sql": "-- Generated from datagen.records by `python -m datagen.records.export`.\n"
              "-- Do not edit by hand.\n\n" + manifest_ddl(TABLES)}
     for record in [*TABLES, *DATASET_RECORDS]:
