@@ -14,7 +14,6 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import numpy as np
 import pyarrow.parquet as pq
 
 from datagen.config.pack import PackConfig
@@ -167,13 +166,8 @@ def _repo_docs(
     size = 0
 
     def flush() -> Iterator[list[RepoDoc]]:
-        texts = [t for _, _, pieces in batch for t in pieces]
-        flat, lengths = tok.encode(texts)
-        bounds = np.concatenate([[0], np.cumsum(lengths)])
-        k = 0
-        for repo, rows, pieces in batch:
-            ids = [flat[bounds[k + i] : bounds[k + i + 1]] for i in range(len(pieces))]
-            k += len(pieces)
+        encoded = tok.encode_pieces([pieces for _, _, pieces in batch])
+        for (repo, rows, _), ids in zip(batch, encoded, strict=True):
             yield build_docs(repo, split, rows, ids, tok.eos_id, cfg.max_doc_tokens)
             if advance:
                 advance(len(rows))

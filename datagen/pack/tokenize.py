@@ -36,22 +36,42 @@ class LoadedTokenizer:
         """Bytes per token on disk: 2 while ids fit uint16 (datatrove's rule), else 4."""
         return 4 if self.vocab_size > 2**16 else 2
 
-    def encode(self, texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
-        """Encode ``texts`` (no special tokens added); returns flat ids and per-text lengths.
+    def encode_pieces(self, groups: list[list[str]]) -> list[list[np.ndarray]]:
+        """Token ids of each piece of each group, as slices of the group's joined text.
 
-        One ``encode_batch`` call (Rust, all cores) for the batch; ``encode_batch_fast``
-        when this ``tokenizers`` has it (same ids, no offsets computed).
+        Each group (a repo: doc header, then file pieces) is encoded as ONE text, so the
+        ids are what the tokenizer gives for the document in context: tokenizers that
+        prefix every text (SentencePiece/Llama ``Prepend("▁")``, ``Metaspace``) prefix
+        it once, and decoding the concatenated ids gives back the joined text. Piece
+        boundaries come from the offsets (``char_to_token``): a piece starts at the first
+        token that starts at or after its first character. One ``encode_batch`` call
+        (Rust, all cores, parallel over groups) for the batch.
         """
-        if not texts:
-            return np.zeros(0, np.int32), np.zeros(0, np.int64)
-        fn = getattr(self.tokenizer, "encode_batch_fast", None) or self.tokenizer.encode_batch
-        ids = [e.ids for e in fn(texts, add_special_tokens=False)]
-        lengths = np.fromiter(map(len, ids), dtype=np.int64, count=len(ids))
-        flat = np.fromiter(itertools.chain.from_iterable(ids), np.int32, count=int(lengths.sum()))
-        return flat, lengths
+        texts = ["".join(g) for g in groups]
+        encs = self.tokenizer.encode_batch(texts, add_special_tokens=False) if texts else []
+        out = []
+        for pieces, text, enc in zip(groups, texts, encs, strict=True):
+            ids = np.fromiter(enc.ids, np.int32)
+            starts = [0]
+            char = 0
+            for piece in pieces[:-1]:
+                char += len(piece)
+                starts.append(max(starts[-1], _first_token_at(enc, char, len(text), len(ids))))
+            starts.append(len(ids))
+            out.append([ids[a:b] for a, b in itertools.pairwise(starts)])
+        return out
 
     def decode(self, ids: np.ndarray | list[int]) -> str:
         return self.tokenizer.decode([int(i) for i in ids], skip_special_tokens=False)
+
+
+def _first_token_at(enc: Any, char: int, n_chars: int, n_tokens: int) -> int:
+    """Index of the first token of ``enc`` that starts at or after character ``char``."""
+    for c in range(char, n_chars):
+        k = enc.char_to_token(c)
+        if k is not None:  # None: the normalizer removed this character
+            return k if enc.token_to_chars(k)[0] >= char else k + 1  # k straddles: earlier piece
+    return n_tokens
 
 
 def tokenizer_digest(path: str | Path) -> str:
