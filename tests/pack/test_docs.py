@@ -98,3 +98,33 @@ def test_corpus_documents_decode_exactly_with_prefixing_tokenizers(any_tokenizer
         text = "".join(repo_pieces(repo, rows, cfg.doc_header, cfg.file_header))
         assert tok.decode(doc.tokens[:-1]) == text
         assert doc.tokens[-1] == tok.eos_id
+
+
+@pytest.mark.parametrize("headers", [("<repo_name>{repo}\n", "<file_sep>{path}\n"),
+                                     ("", "{path}:\n"), ("{repo} ", "return {path}\n")])
+def test_pieces_decode_exactly_whatever_the_headers(any_tokenizer_dir, sample_code, headers, monkeypatch):
+    """Pieces whose context character merges into their first token take the joined-text
+    path (the last headers, with the byte-level BPE: " return" is one token); both paths
+    decode to the exact text and cut it in order."""
+    from datagen.pack.tokenize import LoadedTokenizer
+
+    tok = load_tokenizer(any_tokenizer_dir)
+    rows = rows_of(sample_code(4) + ["tail"])
+    pieces = repo_pieces("acme/tool", rows, *headers)
+    joined = []
+    monkeypatch.setattr(LoadedTokenizer, "_joined",
+                        lambda self, p, real=LoadedTokenizer._joined: joined.append(1) or real(self, p))
+    (ids,) = tok.encode_pieces([pieces])
+    text = "".join(pieces)
+    assert len(ids) == len(pieces) and tok.decode(np.concatenate(ids)) == text
+    for i in range(1, len(pieces)):  # every cut between pieces decodes to a prefix of the text
+        head = tok.decode(np.concatenate(ids[:i]))
+        assert text.startswith(head)
+        if not joined:  # per piece: exactly the pieces before the cut
+            assert head == "".join(pieces[:i])
+    if any_tokenizer_dir.name.startswith("tok"):  # the byte-level fixture
+        assert bool(joined) == headers[0].endswith(" ")
+    direct = tok._joined(pieces)  # the joined path on every tokenizer and header
+    assert tok.decode(np.concatenate(direct)) == text
+    for i in range(1, len(pieces)):
+        assert text.startswith(tok.decode(np.concatenate(direct[:i])))
