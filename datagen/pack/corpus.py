@@ -9,6 +9,7 @@ documents, independent of the sequence length).
 
 from __future__ import annotations
 
+import difflib
 import shutil
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -17,6 +18,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 
 from datagen.config.pack import PackConfig
+from datagen.errors import UserError
 from datagen.pack.docs import RepoDoc, SourceRow, build_docs, repo_pieces
 from datagen.pack.packer import Packer
 from datagen.pack.tokenize import LoadedTokenizer, load_tokenizer
@@ -103,6 +105,27 @@ class _SplitOutputs:
         if self.megatron is not None:
             files.extend(self.megatron.close())
         return rows, files
+
+
+def check_pack_setup(cfg: PackConfig, repo_names: Iterable[str]) -> None:
+    """Refuse, before any work, what would fail or be lost later: a held-out repo name
+    that matches no input repo, a doc header that leaves no room in a document."""
+    names = sorted(set(repo_names))
+    unknown = [r for r in cfg.holdout_repos if r not in names]
+    if unknown:
+        hints = [f"{r!r} (did you mean {m[0]!r}?)" if (m := difflib.get_close_matches(r, names, 1))
+                 else repr(r) for r in unknown]
+        raise UserError(f"pack.holdout_repos: no input repo named {', '.join(hints)}; "
+                        f"repos: {', '.join(names[:10])}{' ...' if len(names) > 10 else ''}")
+    if not cfg.tokenizer or not names:
+        return
+    tok = load_tokenizer(cfg.tokenizer, cfg.eos_token, cfg.pad_token)
+    headers = [cfg.doc_header.format(repo=r) for r in names]
+    for name, enc in zip(names, tok.tokenizer.encode_batch(headers, add_special_tokens=False), strict=True):
+        if len(enc.ids) + 1 >= cfg.max_doc_tokens:
+            raise UserError(
+                f"pack.doc_header for repo {name!r} takes {len(enc.ids)} tokens, leaving no room "
+                f"in {cfg.max_doc_tokens}-token documents; raise pack.seq_lens or pack.doc_max_tokens")
 
 
 def pack_corpus(

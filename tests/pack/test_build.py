@@ -108,3 +108,32 @@ def test_cli_packs_with_set_tokenizer(tmp_path, tokenizer_file, sample_code):
     bad = subprocess.run([*cmd[:-3], "--set", "pack.tokenizer=/nonexistent/tok.json", *inputs],
                          capture_output=True, text=True, env=env, timeout=120)
     assert bad.returncode == 2 and "pack.tokenizer" in bad.stderr
+
+
+def run_cli(out: Path, inputs: list[str], *sets: str) -> subprocess.CompletedProcess:
+    cmd = [sys.executable, "-m", "datagen.cli.app", "build", "cpt-corpus", "-o", str(out)]
+    for s in sets:
+        cmd += ["--set", s]
+    env = {**os.environ, "DATAGEN_NO_PROGRESS": "1"}
+    return subprocess.run([*cmd, *inputs], capture_output=True, text=True, env=env, timeout=120)
+
+
+def test_cli_refuses_bad_pack_settings_before_any_work(tmp_path, tokenizer_file, sample_code):
+    """Too small documents, a doc header that fills a document, a mistyped held-out repo:
+    one-line errors, exit 2, nothing crawled or written."""
+    inputs = [str(p) for p in make_repos(tmp_path / "repos", sample_code)]
+    tok = f"pack.tokenizer={tokenizer_file}"
+    cases = [
+        ([tok, "pack.seq_lens=[8]"], "seq_lens: repo documents of 8 tokens are too small"),
+        ([tok, "pack.seq_lens=[64]", "pack.doc_max_tokens=32"], "doc_max_tokens: repo documents of 32"),
+        ([tok, "pack.seq_lens=[64]", "pack.doc_header=" + "<file_sep>" * 70 + "{repo}\n"],
+         "pack.doc_header for repo 'app' takes"),
+        (["pack.holdout_repos=[web,hled]"], "pack.holdout_repos: no input repo named 'hled' (did you mean 'held'?)"),
+    ]
+    for i, (sets, message) in enumerate(cases):
+        out = tmp_path / f"out{i}"
+        proc = run_cli(out, inputs, *sets)
+        assert proc.returncode == 2, proc.stderr
+        assert message in proc.stderr and "Traceback" not in proc.stderr
+        assert len(proc.stderr.strip().splitlines()) == 1
+        assert not (out / "data").exists() and not (out / ".work").exists()
