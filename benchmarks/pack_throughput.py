@@ -6,7 +6,8 @@ package, files in dependency order (``order_repo``, timed separately). Measured 
 - raw:   ``Tokenizer.encode_batch`` over the same pieces (headers + file texts), in the
          same batches, ids not even read back; and ``encode_batch_fast`` (no offsets), which
          is what datagen calls when the installed ``tokenizers`` has it;
-- ours:  ``datagen.pack`` repo documents -> ``LoadedTokenizer.encode`` -> ``Packer`` at
+- ours:  ``datagen.pack`` repo documents -> ``LoadedTokenizer.encode_pieces`` (each piece
+         after its one context character, see there) -> ``Packer`` at
          32768 and 262144, i.e. every sequence cut, with cu_seqlens and doc ids;
 - ours + write: the same plus parquet and datatrove ``.ds`` files on disk.
 

@@ -9,6 +9,7 @@ from pydantic import Field, model_validator
 from datagen.config.base import StrictModel
 
 Format = Literal["parquet", "datatrove", "megatron"]
+MIN_DOC_TOKENS = 64  # a repo document holds its header, EOS and some code
 
 
 class PackConfig(StrictModel):
@@ -53,6 +54,11 @@ class PackConfig(StrictModel):
     def _check(self) -> PackConfig:
         if any(s < 2 for s in self.seq_lens):
             raise ValueError("seq_lens: every sequence length must be at least 2")
+        if self.max_doc_tokens < MIN_DOC_TOKENS:
+            name = "doc_max_tokens" if self.doc_max_tokens else "seq_lens"
+            raise ValueError(
+                f"{name}: repo documents of {self.max_doc_tokens} tokens are too small "
+                f"(at least {MIN_DOC_TOKENS}: a document holds its header, EOS and code)")
         if len(set(self.seq_lens)) != len(self.seq_lens):
             raise ValueError("seq_lens: duplicate sequence length")
         for name in ("doc_header", "file_header"):

@@ -9,15 +9,16 @@ documents, independent of the sequence length).
 
 from __future__ import annotations
 
+import difflib
 import shutil
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import numpy as np
 import pyarrow.parquet as pq
 
 from datagen.config.pack import PackConfig
+from datagen.errors import UserError
 from datagen.pack.docs import RepoDoc, SourceRow, build_docs, repo_pieces
 from datagen.pack.packer import Packer
 from datagen.pack.tokenize import LoadedTokenizer, load_tokenizer
@@ -106,6 +107,27 @@ class _SplitOutputs:
         return rows, files
 
 
+def check_pack_setup(cfg: PackConfig, repo_names: Iterable[str]) -> None:
+    """Refuse, before any work, what would fail or be lost later: a held-out repo name
+    that matches no input repo, a doc header that leaves no room in a document."""
+    names = sorted(set(repo_names))
+    unknown = [r for r in cfg.holdout_repos if r not in names]
+    if unknown:
+        hints = [f"{r!r} (did you mean {m[0]!r}?)" if (m := difflib.get_close_matches(r, names, 1))
+                 else repr(r) for r in unknown]
+        raise UserError(f"pack.holdout_repos: no input repo named {', '.join(hints)}; "
+                        f"repos: {', '.join(names[:10])}{' ...' if len(names) > 10 else ''}")
+    if not cfg.tokenizer or not names:
+        return
+    tok = load_tokenizer(cfg.tokenizer, cfg.eos_token, cfg.pad_token)
+    headers = [cfg.doc_header.format(repo=r) for r in names]
+    for name, enc in zip(names, tok.tokenizer.encode_batch(headers, add_special_tokens=False), strict=True):
+        if len(enc.ids) + 1 >= cfg.max_doc_tokens:
+            raise UserError(
+                f"pack.doc_header for repo {name!r} takes {len(enc.ids)} tokens, leaving no room "
+                f"in {cfg.max_doc_tokens}-token documents; raise pack.seq_lens or pack.doc_max_tokens")
+
+
 def pack_corpus(
     out: Path, cfg: PackConfig, run_id: str, shards: dict[str, list[Path]],
     advance: Callable[[int], None] | None = None,
@@ -167,13 +189,8 @@ def _repo_docs(
     size = 0
 
     def flush() -> Iterator[list[RepoDoc]]:
-        texts = [t for _, _, pieces in batch for t in pieces]
-        flat, lengths = tok.encode(texts)
-        bounds = np.concatenate([[0], np.cumsum(lengths)])
-        k = 0
-        for repo, rows, pieces in batch:
-            ids = [flat[bounds[k + i] : bounds[k + i + 1]] for i in range(len(pieces))]
-            k += len(pieces)
+        encoded = tok.encode_pieces([pieces for _, _, pieces in batch])
+        for (repo, rows, _), ids in zip(batch, encoded, strict=True):
             yield build_docs(repo, split, rows, ids, tok.eos_id, cfg.max_doc_tokens)
             if advance:
                 advance(len(rows))

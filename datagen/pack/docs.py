@@ -3,9 +3,11 @@
 A document is ``doc_header`` then, for each file, ``file_header`` + its text (plus a
 newline when the text lacks one, so the next header starts a line), then EOS. A repo
 longer than ``max_tokens`` is cut between files along the order; a file alone longer than
-a document is cut inside (its later parts carry the doc header only). Texts are tokenized
-piece by piece (header, then each file), so a document's ids are the concatenation of its
-pieces' ids and decoding them gives back exactly the document's text.
+a document is cut inside (its later parts carry the doc header only). A repo's pieces
+(header, then each file) are tokenized as one joined text and split at the pieces'
+offsets (``LoadedTokenizer.encode_pieces``), so a document's ids are the concatenation of
+its pieces' ids and decoding them gives back exactly the document's text, also with
+tokenizers that prefix every text they encode (SentencePiece ``▁``).
 """
 
 from __future__ import annotations

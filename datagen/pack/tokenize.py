@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -30,28 +30,87 @@ class LoadedTokenizer:
     eos_id: int
     pad_id: int
     vocab_size: int
+    _context_cache: dict[str, list[int]] = field(default_factory=dict, repr=False)
 
     @property
     def token_size(self) -> int:
         """Bytes per token on disk: 2 while ids fit uint16 (datatrove's rule), else 4."""
         return 4 if self.vocab_size > 2**16 else 2
 
-    def encode(self, texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
-        """Encode ``texts`` (no special tokens added); returns flat ids and per-text lengths.
+    def encode_pieces(self, groups: list[list[str]]) -> list[list[np.ndarray]]:
+        """Token ids of each piece of each group (a repo: doc header, then file pieces),
+        such that decoding a group's concatenated ids gives back its joined text.
 
-        One ``encode_batch`` call (Rust, all cores) for the batch; ``encode_batch_fast``
-        when this ``tokenizers`` has it (same ids, no offsets computed).
+        Tokenizers that prefix every text they encode (SentencePiece/Llama
+        ``Prepend("▁")``, ``Metaspace``) would add a space before each piece encoded on
+        its own. So a piece is encoded after its context, the last character before it
+        (a newline, usually), and the ids of that character are cut off again: the
+        piece's ids are then those it has inside the document. Pieces stay separate texts
+        of one ``encode_batch(_fast)`` call (Rust, all cores, parallel over files). Where
+        the context's ids are not a prefix (the character merged into the piece's first
+        token), that group is encoded joined and split at the offsets instead.
         """
+        texts: list[str] = []
+        contexts: list[list[str]] = []
+        for group in groups:
+            ctx, last = [], ""
+            for piece in group:
+                ctx.append(last)
+                texts.append(last + piece)
+                last = piece[-1:] or last
+            contexts.append(ctx)
         if not texts:
-            return np.zeros(0, np.int32), np.zeros(0, np.int64)
+            return []
         fn = getattr(self.tokenizer, "encode_batch_fast", None) or self.tokenizer.encode_batch
-        ids = [e.ids for e in fn(texts, add_special_tokens=False)]
-        lengths = np.fromiter(map(len, ids), dtype=np.int64, count=len(ids))
-        flat = np.fromiter(itertools.chain.from_iterable(ids), np.int32, count=int(lengths.sum()))
-        return flat, lengths
+        encoded = [e.ids for e in fn(texts, add_special_tokens=False)]
+        out, k = [], 0
+        for group, ctx in zip(groups, contexts, strict=True):
+            piece_ids = []
+            for c, ids in zip(ctx, encoded[k : k + len(group)], strict=True):
+                head = self._context_ids(c)
+                if ids[: len(head)] != head:
+                    break
+                piece_ids.append(ids[len(head) :])
+            k += len(group)
+            out.append(_slices(piece_ids) if len(piece_ids) == len(group) else self._joined(group))
+        return out
+
+    def _context_ids(self, ctx: str) -> list[int]:
+        if ctx not in self._context_cache:
+            self._context_cache[ctx] = self.tokenizer.encode(ctx, add_special_tokens=False).ids if ctx else []
+        return self._context_cache[ctx]
+
+    def _joined(self, pieces: list[str]) -> list[np.ndarray]:
+        """The pieces encoded as one text, split where each piece's first token starts."""
+        text = "".join(pieces)
+        enc = self.tokenizer.encode(text, add_special_tokens=False)
+        ids = np.fromiter(enc.ids, np.int32)
+        starts, char = [0], 0
+        for piece in pieces[:-1]:
+            char += len(piece)
+            starts.append(max(starts[-1], _first_token_at(enc, char, len(text), len(ids))))
+        starts.append(len(ids))
+        return [ids[a:b] for a, b in itertools.pairwise(starts)]
 
     def decode(self, ids: np.ndarray | list[int]) -> str:
         return self.tokenizer.decode([int(i) for i in ids], skip_special_tokens=False)
+
+
+def _slices(piece_ids: list[list[int]]) -> list[np.ndarray]:
+    """Lists of ids -> views of one int32 array."""
+    lengths = np.fromiter(map(len, piece_ids), np.int64, count=len(piece_ids))
+    flat = np.fromiter(itertools.chain.from_iterable(piece_ids), np.int32, count=int(lengths.sum()))
+    bounds = np.concatenate([[0], np.cumsum(lengths)])
+    return [flat[a:b] for a, b in itertools.pairwise(bounds.tolist())]
+
+
+def _first_token_at(enc: Any, char: int, n_chars: int, n_tokens: int) -> int:
+    """Index of the first token of ``enc`` that starts at or after character ``char``."""
+    for c in range(char, n_chars):
+        k = enc.char_to_token(c)
+        if k is not None:  # None: the normalizer removed this character
+            return k if enc.token_to_chars(k)[0] >= char else k + 1  # k straddles: earlier piece
+    return n_tokens
 
 
 def tokenizer_digest(path: str | Path) -> str:

@@ -3,7 +3,8 @@
 Formats follow /work/shared/FORMATS.md byte for byte:
 
 - datatrove: ``<name>.ds`` little-endian ids (uint16 when the vocabulary fits, else
-  uint32); ``.ds.index`` uint64 cumulative document ends, no header; ``.ds.loss`` one
+  uint32); ``.ds.index`` uint64 cumulative document ends, no header (one per document:
+  the final padding run is not one; its ``.ds.loss`` bytes are 0); ``.ds.loss`` one
   byte per token; ``.ds.metadata`` three lines ``tokenizer|token_size``, count, humanized.
   We write the packed sequences back to back, so datatrove's reader with
   ``seq_len = our seq_len - 1`` (it reads seq_len + 1 tokens per sample) returns exactly
@@ -145,8 +146,11 @@ class DatatroveWriter:
         for k in range(len(batch)):
             self.loss.write(batch.loss_mask(k).tobytes())
             cu = batch.cu_seqlens[k]
-            # document ends only: the last segment's end is not one when it goes on
-            ends = cu[1:-1] if batch.continues[k] else cu[1:]
+            # document ends only, as datatrove's own writer records them: not the end of
+            # a document that goes on in the next sequence, nor of the final padding
+            # (datatrove never pads; readers count documents from the index)
+            last_is_doc = not batch.continues[k] and batch.doc_ids[k][-1] is not None
+            ends = cu[1:] if last_is_doc else cu[1:-1]
             ends = ends.astype(np.uint64) + np.uint64(self.written)
             self.index.write(ends.astype("<u8").tobytes())
             self.written += S

@@ -41,7 +41,7 @@ from datagen.curate.exact import exact_dedup
 from datagen.curate.quality import QualityFilter
 from datagen.manifest import Manifest
 from datagen.manifest.db import manifest_path
-from datagen.pack.corpus import pack_corpus
+from datagen.pack.corpus import check_pack_setup, pack_corpus
 from datagen.pack.ordering import RepoOrderer, split_of
 from datagen.pipelines.card import write_card
 from datagen.pipelines.progress import Stopwatch, progress_bar, run_with_rank_progress
@@ -105,6 +105,7 @@ def run_cpt_corpus(
     # 1. discover + list ---------------------------------------------------------------
     clock = Stopwatch()
     repos = discover(cfg.inputs, cfg.crawl.repo_names)  # UserError on a missing input
+    check_pack_setup(cfg.pack, (r.name for r in repos))  # UserError before any work
     listed = []
     with clock.stage("list"), progress_bar(console, "listing repos", len(repos)) as advance:
         for repo in repos:

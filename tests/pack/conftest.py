@@ -1,4 +1,4 @@
-"""Fixtures for the pack tests: a tiny byte-level BPE tokenizer trained on the spot."""
+"""Fixtures for the pack tests: tiny BPE tokenizers (byte-level, SentencePiece-style) trained on the spot."""
 
 from __future__ import annotations
 
@@ -52,3 +52,52 @@ def tokenizer_file(tokenizer_dir) -> Path:
 def sample_code():
     """``sample_code(n)``: n varied code snippets."""
     return make_code
+
+
+def _alphabet() -> list[str]:
+    """Every character the pack tests encode (code, headers, paths, unicode)."""
+    extra = "<>|_/.-\n\r\t abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789{}()[]=:;,'\"*+#%&!?@$^~`\\"
+    return sorted(set("".join(make_code()) + extra))
+
+
+def _save(tok, folder: Path, eos: str) -> Path:
+    tok.save(str(folder / "tokenizer.json"))
+    (folder / "tokenizer_config.json").write_text(json.dumps({"eos_token": eos}))
+    return folder
+
+
+@pytest.fixture(scope="session")
+def llama_tokenizer_dir(tmp_path_factory) -> Path:
+    """Llama/SentencePiece-style: ``Prepend("▁")`` + ``Replace(" ", "▁")`` normalizer and a
+    decoder that strips the one leading space; headers are plain text, EOS is ``</s>``.
+    It prefixes every text it encodes, so encoding pieces one by one adds a space each."""
+    from tokenizers import Tokenizer, decoders, models, normalizers, trainers
+
+    tok = Tokenizer(models.BPE())
+    tok.normalizer = normalizers.Sequence([normalizers.Prepend("▁"), normalizers.Replace(" ", "▁")])
+    tok.decoder = decoders.Sequence([decoders.Replace("▁", " "), decoders.Fuse(), decoders.Strip(" ", 1, 0)])
+    trainer = trainers.BpeTrainer(vocab_size=600, special_tokens=["<unk>", "<s>", "</s>"],
+                                  initial_alphabet=_alphabet() + ["▁"], show_progress=False)
+    tok.train_from_iterator(make_code(), trainer)
+    return _save(tok, tmp_path_factory.mktemp("llama-tok"), "</s>")
+
+
+@pytest.fixture(scope="session")
+def metaspace_tokenizer_dir(tmp_path_factory) -> Path:
+    """BPE with a ``Metaspace`` pre-tokenizer and decoder (prepend "▁" to the first word)."""
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+
+    tok = Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.Metaspace(prepend_scheme="first")
+    tok.decoder = decoders.Metaspace(prepend_scheme="first")
+    trainer = trainers.BpeTrainer(vocab_size=600, special_tokens=SPECIALS,
+                                  initial_alphabet=_alphabet() + ["▁"], show_progress=False)
+    tok.train_from_iterator(make_code(), trainer)
+    return _save(tok, tmp_path_factory.mktemp("metaspace-tok"), "<|endoftext|>")
+
+
+@pytest.fixture(scope="session", params=["bytelevel", "llama", "metaspace"])
+def any_tokenizer_dir(request) -> Path:
+    """Each tokenizer kind in turn."""
+    name = {"bytelevel": "tokenizer_dir"}.get(request.param, f"{request.param}_tokenizer_dir")
+    return request.getfixturevalue(name)

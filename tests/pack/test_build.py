@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import struct
 import subprocess
 import sys
 from pathlib import Path
@@ -108,3 +109,57 @@ def test_cli_packs_with_set_tokenizer(tmp_path, tokenizer_file, sample_code):
     bad = subprocess.run([*cmd[:-3], "--set", "pack.tokenizer=/nonexistent/tok.json", *inputs],
                          capture_output=True, text=True, env=env, timeout=120)
     assert bad.returncode == 2 and "pack.tokenizer" in bad.stderr
+
+
+def run_cli(out: Path, inputs: list[str], *sets: str) -> subprocess.CompletedProcess:
+    cmd = [sys.executable, "-m", "datagen.cli.app", "build", "cpt-corpus", "-o", str(out)]
+    for s in sets:
+        cmd += ["--set", s]
+    env = {**os.environ, "DATAGEN_NO_PROGRESS": "1"}
+    return subprocess.run([*cmd, *inputs], capture_output=True, text=True, env=env, timeout=120)
+
+
+def test_cli_refuses_bad_pack_settings_before_any_work(tmp_path, tokenizer_file, sample_code):
+    """Too small documents, a doc header that fills a document, a mistyped held-out repo:
+    one-line errors, exit 2, nothing crawled or written."""
+    inputs = [str(p) for p in make_repos(tmp_path / "repos", sample_code)]
+    tok = f"pack.tokenizer={tokenizer_file}"
+    cases = [
+        ([tok, "pack.seq_lens=[8]"], "seq_lens: repo documents of 8 tokens are too small"),
+        ([tok, "pack.seq_lens=[64]", "pack.doc_max_tokens=32"], "doc_max_tokens: repo documents of 32"),
+        ([tok, "pack.seq_lens=[64]", "pack.doc_header=" + "<file_sep>" * 70 + "{repo}\n"],
+         "pack.doc_header for repo 'app' takes"),
+        (["pack.holdout_repos=[web,hled]"], "pack.holdout_repos: no input repo named 'hled' (did you mean 'held'?)"),
+    ]
+    for i, (sets, message) in enumerate(cases):
+        out = tmp_path / f"out{i}"
+        proc = run_cli(out, inputs, *sets)
+        assert proc.returncode == 2, proc.stderr
+        assert message in proc.stderr and "Traceback" not in proc.stderr
+        assert len(proc.stderr.strip().splitlines()) == 1
+        assert not (out / "data").exists() and not (out / ".work").exists()
+
+
+def test_megatron_documents_decode_to_their_text(tmp_path, any_tokenizer_dir, sample_code):
+    """The reviewer's repro: with a SentencePiece-style tokenizer (prefixes every text) each
+    Megatron document decodes to exactly the doc header and its files, no added space."""
+    from datagen.pack.docs import SourceRow, repo_pieces
+    from datagen.pack.tokenize import load_tokenizer
+
+    inputs = [str(p) for p in make_repos(tmp_path / "repos", sample_code)]
+    out = tmp_path / "out"
+    run_cpt_corpus(inputs=inputs, output=out, overrides=[
+        f"pack.tokenizer={any_tokenizer_dir}", "pack.seq_lens=[100000]", "pack.formats=[megatron]"])
+    tok = load_tokenizer(any_tokenizer_dir)
+    idx = (out / "tokens" / "train_text_document.idx").read_bytes()
+    (n,) = struct.unpack("<Q", idx[18:26])
+    lengths = np.frombuffer(idx, "<i4", n, 34)
+    binary = np.fromfile(out / "tokens" / "train_text_document.bin", "<u2")
+    bounds = np.concatenate([[0], np.cumsum(lengths)])
+    docs = [tok.decode(binary[a : b - 1]) for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
+    rows = text_rows(out, "train")
+    expected = ["".join(repo_pieces(repo, [SourceRow(r["id"], repo, r["path"], r["lang"], r["text"])
+                                           for r in rows if r["repo"] == repo],
+                                    "<repo_name>{repo}\n", "<file_sep>{path}\n"))
+                for repo in dict.fromkeys(r["repo"] for r in rows)]
+    assert docs == expected and len(docs) == 3

@@ -153,7 +153,10 @@ def test_datatrove_files_match_parquet_and_datatrove_reads_them(tmp_path, repos,
     loss = np.fromfile(f"{ds}.loss", np.uint8).reshape(-1, S)
     assert np.array_equal(loss, np.array(table.column("loss_mask").to_pylist()))
     ends = np.fromfile(f"{ds}.index", "<u8")
-    assert ends[-1] == ids.size and np.all(np.diff(ends.astype(np.int64)) > 0)
+    (row,) = [r for r in result.outputs if r.split == "train" and r.seq_len == S]
+    assert row.padding_tokens > 0  # the last sequence is padded: its pad run is no document
+    assert len(ends) == row.documents and ends[-1] == ids.size - row.padding_tokens
+    assert np.all(np.diff(ends.astype(np.int64)) > 0) and loss.reshape(-1)[int(ends[-1]):].sum() == 0
     meta = Path(f"{ds}.metadata").read_text().split("\n")
     assert meta[0] == f"{tokenizer_dir}|2" and int(meta[1]) == ids.size
     positions = np.array(table.column("position_ids").to_pylist())

@@ -7,7 +7,9 @@ import json
 import numpy as np
 import pytest
 
+from datagen.config.pack import PackConfig
 from datagen.errors import UserError
+from datagen.pack.corpus import _repo_docs
 from datagen.pack.docs import SourceRow, build_docs, repo_pieces
 from datagen.pack.tokenize import load_tokenizer
 
@@ -18,9 +20,8 @@ def rows_of(texts: list[str], repo: str = "acme/tool") -> list[SourceRow]:
 
 def tokenize_repo(tok, rows, header="<repo_name>{repo}\n", file_header="<file_sep>{path}\n"):
     pieces = repo_pieces(rows[0].repo, rows, header, file_header)
-    flat, lengths = tok.encode(pieces)
-    bounds = np.concatenate([[0], np.cumsum(lengths)])
-    return pieces, [flat[bounds[i] : bounds[i + 1]] for i in range(len(pieces))]
+    (ids,) = tok.encode_pieces([pieces])
+    return pieces, ids
 
 
 def test_load_from_file_and_folder_finds_eos(tokenizer_dir, tokenizer_file):
@@ -46,8 +47,8 @@ def test_bad_tokenizer_paths_are_user_errors(tmp_path, tokenizer_file):
         load_tokenizer(tmp_path)
 
 
-def test_document_ids_decode_to_document_text(tokenizer_dir, sample_code):
-    tok = load_tokenizer(tokenizer_dir)
+def test_document_ids_decode_to_document_text(any_tokenizer_dir, sample_code):
+    tok = load_tokenizer(any_tokenizer_dir)
     rows = rows_of(sample_code(6) + ["no trailing newline", ""])
     pieces, ids = tokenize_repo(tok, rows)
     (doc,) = build_docs("acme/tool", "train", rows, ids, tok.eos_id, 10**6, keep_text=True,
@@ -60,13 +61,13 @@ def test_document_ids_decode_to_document_text(tokenizer_dir, sample_code):
     assert doc.file_ids == [r.id for r in rows]
 
 
-def test_large_repo_is_cut_between_files_and_big_file_inside(tokenizer_dir, sample_code):
-    tok = load_tokenizer(tokenizer_dir)
+def test_large_repo_is_cut_between_files_and_big_file_inside(any_tokenizer_dir, sample_code):
+    tok = load_tokenizer(any_tokenizer_dir)
     texts = sample_code(12)
     texts[5] = "".join(sample_code(30))  # one file bigger than a document
     rows = rows_of(texts)
     pieces, ids = tokenize_repo(tok, rows)
-    limit = 300
+    limit = len(ids[0]) + len(ids[6]) // 4  # the big file spans several documents
     docs = build_docs("acme/tool", "train", rows, ids, tok.eos_id, limit, keep_text=True,
                       pieces=pieces)
     assert all(len(d.tokens) <= limit for d in docs) and len(docs) > 3
@@ -83,3 +84,47 @@ def test_large_repo_is_cut_between_files_and_big_file_inside(tokenizer_dir, samp
     for d in docs:  # documents holding whole files decode to their text
         if "id5" not in d.file_ids:
             assert tok.decode(d.tokens[:-1]) == d.text
+
+
+def test_corpus_documents_decode_exactly_with_prefixing_tokenizers(any_tokenizer_dir, sample_code):
+    """The packing path (many repos per encode call): every document decodes to the doc
+    header plus its files' pieces, with no space a SentencePiece-style prefix would add."""
+    tok = load_tokenizer(any_tokenizer_dir)
+    cfg = PackConfig(tokenizer=str(any_tokenizer_dir), seq_lens=[100_000])
+    repos = [(f"org/r{k}", rows_of(sample_code(3 + k) + ["x = 1"], repo=f"org/r{k}")) for k in range(3)]
+    docs = [d for ds in _repo_docs(iter(repos), "train", cfg, tok, None) for d in ds]
+    assert [d.repo for d in docs] == ["org/r0", "org/r1", "org/r2"]
+    for doc, (repo, rows) in zip(docs, repos, strict=True):
+        text = "".join(repo_pieces(repo, rows, cfg.doc_header, cfg.file_header))
+        assert tok.decode(doc.tokens[:-1]) == text
+        assert doc.tokens[-1] == tok.eos_id
+
+
+@pytest.mark.parametrize("headers", [("<repo_name>{repo}\n", "<file_sep>{path}\n"),
+                                     ("", "{path}:\n"), ("{repo} ", "return {path}\n")])
+def test_pieces_decode_exactly_whatever_the_headers(any_tokenizer_dir, sample_code, headers, monkeypatch):
+    """Pieces whose context character merges into their first token take the joined-text
+    path (the last headers, with the byte-level BPE: " return" is one token); both paths
+    decode to the exact text and cut it in order."""
+    from datagen.pack.tokenize import LoadedTokenizer
+
+    tok = load_tokenizer(any_tokenizer_dir)
+    rows = rows_of(sample_code(4) + ["tail"])
+    pieces = repo_pieces("acme/tool", rows, *headers)
+    joined = []
+    monkeypatch.setattr(LoadedTokenizer, "_joined",
+                        lambda self, p, real=LoadedTokenizer._joined: joined.append(1) or real(self, p))
+    (ids,) = tok.encode_pieces([pieces])
+    text = "".join(pieces)
+    assert len(ids) == len(pieces) and tok.decode(np.concatenate(ids)) == text
+    for i in range(1, len(pieces)):  # every cut between pieces decodes to a prefix of the text
+        head = tok.decode(np.concatenate(ids[:i]))
+        assert text.startswith(head)
+        if not joined:  # per piece: exactly the pieces before the cut
+            assert head == "".join(pieces[:i])
+    if any_tokenizer_dir.name.startswith("tok"):  # the byte-level fixture
+        assert bool(joined) == headers[0].endswith(" ")
+    direct = tok._joined(pieces)  # the joined path on every tokenizer and header
+    assert tok.decode(np.concatenate(direct)) == text
+    for i in range(1, len(pieces)):
+        assert text.startswith(tok.decode(np.concatenate(direct[:i])))
