@@ -41,9 +41,7 @@ _RULE_KEYS = {
 }
 # The key of an assignment: the identifier (or quoted key) just before the operator, or
 # before a Python annotation (``client_secret: str = ...``, ``key: Optional[str] = ...``).
-_KEY_BEFORE = re.compile(
-    r"([\w.\-]+)[\"']?\s*(?::\s*[\w.]+(?:\[[\w.\[\], |]*\])?(?:\s*\|\s*[\w.]+)*\s*)?$"
-)
+_KEY_BEFORE = re.compile(r"([\w.\-]+)[\"']?\s*(?::\s*[\w.]+(?:\[[\w.\[\], |]*\])?(?:\s*\|\s*[\w.]+)*\s*)?$")
 _GLOBAL_UNICAST = ipaddress.ip_network("2000::/3")
 
 

@@ -56,7 +56,9 @@ def test_unquoted_config_passwords_are_redacted_and_yaml_stays_valid(pack, seed)
         f"[db]\npassword = {pw['ini']}\n"
     )
     redacted, counts = pack.redact(other)
-    assert counts == {"password_assignment": 4} and not any(pw[k] in redacted for k in ("env", "export", "props", "ini"))
+    assert counts == {"password_assignment": 4} and not any(
+        pw[k] in redacted for k in ("env", "export", "props", "ini")
+    )
     assert 'DB_PASSWORD="<PASSWORD>"\nexport REDIS_PASSWORD="<PASSWORD>"\n' in redacted
     for text in (config, other):
         assert_prefilter_superset(pack, text)
@@ -172,6 +174,6 @@ def test_global_ipv6_addresses_are_redacted_others_left_alone(pack):
     redacted, counts = pack.redact(text)
     assert counts == {"ip_address": 2}, counts
     assert not any(p in redacted for p in public)
-    assert f'SERVER = "<IP_ADDRESS>"\n# reach us at [<IP_ADDRESS>]:8443 or via 2001:4860:4860::8888\n' in redacted
+    assert 'SERVER = "<IP_ADDRESS>"\n# reach us at [<IP_ADDRESS>]:8443 or via 2001:4860:4860::8888\n' in redacted
     assert redacted.split("\n", 2)[2] == text.split("\n", 2)[2]
     assert_prefilter_superset(pack, text)
