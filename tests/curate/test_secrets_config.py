@@ -100,6 +100,10 @@ password = userPassword
 password = os.environ["DB_PASSWORD"]
 secret = hashlib.sha256(data).hexdigest()
 token = request.headers.get("X-Token")
+SIGNATURE_HMAC = SIGNATURE_HMAC_SHA1  # deprecated alias
+NO_CHECK_TOKENS = 0x100000
+TOKENS = 1e6
+KEY = "PYTORCH_TESTING_DEVICE_ONLY_FOR"
 """
 
 
