@@ -31,7 +31,10 @@ def password(rng: random.Random) -> str:
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_unquoted_config_passwords_are_redacted_and_yaml_stays_valid(pack, seed):
     rng = random.Random(seed)
-    pw = {k: password(rng) for k in ("yaml", "nested", "list", "env", "export", "props", "ini", "comment")}
+    pw = {
+        k: password(rng)
+        for k in ("yaml", "nested", "list", "env", "export", "props", "ini", "comment", "docker", "compose")
+    }
     config = (
         f"password: {pw['yaml']}\n"
         "database:\n"
@@ -54,11 +57,13 @@ def test_unquoted_config_passwords_are_redacted_and_yaml_stays_valid(pack, seed)
         f"export REDIS_PASSWORD={pw['export']}\n"
         f"db.password={pw['props']}\n"
         f"[db]\npassword = {pw['ini']}\n"
+        f"ENV API_TOKEN={pw['docker']}\n"
+        "environment:\n"
+        f"  - POSTGRES_PASSWORD={pw['compose']}\n"
     )
     redacted, counts = pack.redact(other)
-    assert counts == {"password_assignment": 4} and not any(
-        pw[k] in redacted for k in ("env", "export", "props", "ini")
-    )
+    assert counts == {"password_assignment": 6}
+    assert not any(pw[k] in redacted for k in ("env", "export", "props", "ini", "docker", "compose"))
     assert 'DB_PASSWORD="<PASSWORD>"\nexport REDIS_PASSWORD="<PASSWORD>"\n' in redacted
     for text in (config, other):
         assert_prefilter_superset(pack, text)
@@ -100,6 +105,9 @@ password = userPassword
 password = os.environ["DB_PASSWORD"]
 secret = hashlib.sha256(data).hexdigest()
 token = request.headers.get("X-Token")
+connect(
+    password=user_pw2
+)
 SIGNATURE_HMAC = SIGNATURE_HMAC_SHA1  # deprecated alias
 NO_CHECK_TOKENS = 0x100000
 TOKENS = 1e6
