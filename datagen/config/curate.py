@@ -17,7 +17,7 @@ class NearDedupConfig(StrictModel):
     rows: int = Field(8, ge=1, description="signature rows per band")
     threshold: float = Field(0.75, gt=0, le=1, description="min estimated Jaccard to merge")
     rep_threshold: float = Field(
-        0.6, ge=0, le=1, description="min estimated Jaccard of a duplicate to its representative (0: components)"
+        0.7, ge=0, le=1, description="min estimated Jaccard of a duplicate to its representative (0: components)"
     )
     seed: int = 42
     partitions: int = Field(4, ge=1, description="hash-range files per band (bounds memory)")

@@ -10,7 +10,8 @@
 3. ``cluster`` (main process): unique candidate pairs, keep those whose estimated Jaccard
    reaches ``threshold`` (precision), connected components, then each component split
    into stars: the first file by the representative rule takes every file within
-   ``rep_threshold`` of it, the next unassigned file starts the next star, and so on.
+   ``rep_threshold`` of it, the next unassigned file starts the next star, and so on:
+   every dropped file has estimated Jaccard >= ``rep_threshold`` with the file kept for it.
 
 Representative rule: the longest file (bytes), then the smallest (repo, path, file_id).
 ``cluster_id`` is the representative's ``file_id``.

@@ -39,8 +39,10 @@ _RULE_KEYS = {
     "context_deny",
     "check",
 }
-# The key of an assignment: the identifier (or quoted key) just before the operator.
-_KEY_BEFORE = re.compile(r"([\w.\-]+)[\"']?\s*$")
+# The key of an assignment: the identifier (or quoted key) just before the operator, or
+# before a Python annotation (``client_secret: str = ...``, ``key: Optional[str] = ...``).
+_KEY_BEFORE = re.compile(r"([\w.\-]+)[\"']?\s*(?::\s*[\w.]+(?:\[[\w.\[\], |]*\])?(?:\s*\|\s*[\w.]+)*\s*)?$")
+_GLOBAL_UNICAST = ipaddress.ip_network("2000::/3")
 
 
 def _prefilter(raw: dict, where: str) -> str | None:
@@ -54,6 +56,14 @@ def _prefilter(raw: dict, where: str) -> str | None:
             raise UserError(f"{where}: prefilter is not a valid Rust regex") from None
         return None
     return candidate
+
+
+def _normal_ip(value: str) -> str:
+    """IPv6 in compressed lower-case form (as ``str(ip_address)`` writes it); else as is."""
+    try:
+        return str(ipaddress.ip_address(value))
+    except ValueError:
+        return value
 
 
 def entropy(s: str) -> float:
@@ -129,15 +139,17 @@ class SecretPack:
             tuple(rules),
             frozenset(d.lower() for d in allow.get("email_domains", [])),
             frozenset(x.lower() for x in allow.get("email_locals", [])),
-            frozenset(allow.get("ips", [])),
+            frozenset(_normal_ip(x) for x in allow.get("ips", [])),
         )
 
     def _allowed(self, rule: Rule, value: str) -> bool:
         if rule.check == "ip":
             try:
                 ip = ipaddress.ip_address(value)
-            except ValueError:  # an octet over 255: not an address
+            except ValueError:  # an octet over 255, a bad IPv6 group: not an address
                 return True
+            if ip.version == 6:
+                return str(ip) in self.ips or not ip.is_global or ip not in _GLOBAL_UNICAST
             version_like = all(int(o) < 32 for o in value.split("."))
             return value in self.ips or not ip.is_global or version_like
         if rule.check == "email":

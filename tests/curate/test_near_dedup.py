@@ -122,3 +122,29 @@ def test_chains_do_not_make_far_files_duplicates(tmp_path, rng):
     # rep_threshold 0: plain connected components, one cluster around A.
     loose = pq.read_table(near_dedup([tmp_path / "c.parquet"], tmp_path / "w0", NearDedupConfig(rep_threshold=0)))
     assert set(loose["cluster_id"].to_pylist()) == {"a/m.py"} and loose.num_rows == 6
+
+
+def test_default_drops_nothing_below_rep_threshold_to_its_representative(tmp_path, rng):
+    """A ~0.8~ B ~0.8~ C with exact J(A, C) ~0.64: under the defaults C is not dropped for
+    A (the recipe promises estimated Jaccard >= rep_threshold = 0.7 with the kept file);
+    at rep_threshold 0.6 it would be."""
+    blocks = [synthetic_python(rng, functions=1) for _ in range(60)]
+    texts = {
+        "a": "".join(blocks[0:40]) + synthetic_python(rng, functions=2),
+        "b": "".join(blocks[4:44]),
+        "c": "".join(blocks[8:48]),
+    }
+    assert 0.6 < shingle_jaccard(texts["a"], texts["c"]) < 0.67
+    assert min(shingle_jaccard(texts["a"], texts["b"]), shingle_jaccard(texts["b"], texts["c"])) > 0.78
+    crawl = write_crawl(tmp_path / "c.parquet", [crawl_row(n, "m.py", t) for n, t in texts.items()])
+    cfg = NearDedupConfig()
+    by_id = {r["file_id"]: r for r in pq.read_table(near_dedup([crawl], tmp_path / "w", cfg)).to_pylist()}
+    assert by_id["b/m.py"]["duplicate_of"] == "a/m.py"
+    assert by_id.get("c/m.py", {}).get("duplicate_of") != "a/m.py"
+    for r in by_id.values():
+        if r["duplicate_of"]:
+            dup, rep = r["file_id"].split("/")[0], r["duplicate_of"].split("/")[0]
+            assert shingle_jaccard(texts[dup], texts[rep]) >= 0.7 - 0.05, (dup, rep)
+    loose = NearDedupConfig(rep_threshold=0.6)
+    by_id = {r["file_id"]: r for r in pq.read_table(near_dedup([crawl], tmp_path / "w6", loose)).to_pylist()}
+    assert by_id["c/m.py"]["duplicate_of"] == "a/m.py"  # the case the default rules out
