@@ -24,10 +24,6 @@ def data_dir(name: str) -> Path:
     raise FileNotFoundError(f"data folder {name!r} not found next to the package or inside it")
 
 
-def data_file(folder: str, relpath: str) -> Path:
-    return data_dir(folder) / relpath
-
-
 def cache_root() -> Path:
     """Where datagen keeps caches shared across runs (sandbox envs, teacher answers):
     ``$DATAGEN_CACHE`` when set, else ``~/.cache/datagen``; always absolute."""

@@ -73,3 +73,19 @@ def test_sql_cannot_write_files(two_repos, tmp_path):
     target = tmp_path / "leak.csv"
     proc = cli("sql", str(out), f"COPY files TO '{target}'")
     assert proc.returncode == 2 and not target.exists()
+
+
+def test_sql_on_a_manifest_being_written_is_a_clear_error(two_repos, tmp_path):
+    out = tmp_path / "out"
+    run_cpt_corpus(inputs=[str(p) for p in two_repos], output=out)
+    holder = subprocess.Popen([sys.executable, "-c", (
+        "import duckdb, sys, time; c = duckdb.connect(sys.argv[1]); print('ready', flush=True); time.sleep(30)"),
+        str(out / "manifest.duckdb")], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "ready"
+        proc = cli("sql", str(out), "SELECT 1")
+        assert proc.returncode == 2 and "Traceback" not in proc.stderr
+        assert "read-only" in proc.stderr
+    finally:
+        holder.kill()
+        holder.wait()

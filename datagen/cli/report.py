@@ -6,8 +6,6 @@ from pathlib import Path
 
 import typer
 
-from datagen.manifest.report import build_report
-
 
 def report_command(
     out: str = typer.Argument(..., help="Build output folder (or its manifest.duckdb file)."),
@@ -30,6 +28,8 @@ def report_command(
 
       datagen report out/teacher/manifest.duckdb    # a teacher run: teacher-call chart only
     """
+    from datagen.manifest.report import build_report  # duckdb loads only when a report runs
+
     report = build_report(out, dest=dest, run_id=run_id)
     for chart in report.charts:
         if chart.skipped:

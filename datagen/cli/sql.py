@@ -11,8 +11,6 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from datagen.manifest import query
-
 
 class Format(str, Enum):
     table = "table"
@@ -33,6 +31,8 @@ def sql_command(
 
       datagen sql out/cpt-corpus "SELECT reason, count(*) FROM files GROUP BY reason" --format csv
     """
+    from datagen.manifest import query  # duckdb loads only when a query runs
+
     columns, rows = query(out, statement)
     if format is Format.csv:
         writer = csv.writer(sys.stdout)

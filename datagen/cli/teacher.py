@@ -129,13 +129,17 @@ def run_command(
                 recipe_hash=recipe_hash(config), datagen_version=__version__,
                 started_at=started, status=status,
                 finished_at=dt.datetime.now(dt.UTC).replace(tzinfo=None)
-                if status == "finished" else None))
+                if status != "running" else None))
 
     started = dt.datetime.now(dt.UTC).replace(tzinfo=None)
     record("running", started, [])
     teacher = make_teacher(config, run_id=run_id, journal=journal)
     show = sys.stderr.isatty() if progress is None else progress
-    counts = run_file(teacher, prompts, out, progress=show)
+    try:
+        counts = run_file(teacher, prompts, out, progress=show)
+    except BaseException:  # interrupted or broken: the run row says so, paid calls are kept
+        record("failed", started, teacher.take_calls())
+        raise
     record("finished", started, teacher.take_calls())
     if not counts["lines"]:
         typer.echo(f"{prompts} has no request lines: wrote an empty {out}")

@@ -1,7 +1,7 @@
 """Language detection by extension, file name and shebang.
 
-Languages are lowercase ids (``python``, ``cpp``, ...). ``DATA_LANGS`` are kept as data
-files (Markdown/YAML/JSON/TOML), not code; quality rules treat them separately.
+Languages are lowercase ids (``python``, ``cpp``, ...); Markdown/YAML/JSON/TOML are kept as
+data files, with their own quality thresholds (``filters/quality.yaml``).
 """
 
 from __future__ import annotations
@@ -43,13 +43,6 @@ INTERPRETERS: dict[str, str] = {
     "ruby": "ruby", "php": "php",
 }
 
-CODE_LANGS = frozenset(
-    {"python", "javascript", "typescript", "go", "rust", "java", "c", "cpp", "csharp", "ruby",
-     "php", "shell"}
-)
-DATA_LANGS = frozenset({"markdown", "yaml", "json", "toml"})
-
-
 def detect_language(path: str, head: bytes | None = None) -> str | None:
     """Language of ``path`` (repo-relative) from its name, else from a shebang in ``head``."""
     name = path.rsplit("/", 1)[-1]
@@ -67,12 +60,3 @@ def detect_language(path: str, head: bytes | None = None) -> str | None:
             interp = re.sub(r"[\d.]+$", "", interp) or interp
             return INTERPRETERS.get(interp) or INTERPRETERS.get(m.group(1).decode("ascii", "ignore"))
     return None
-
-
-def needs_head(path: str) -> bool:
-    """True when the name alone does not decide the language (a shebang might)."""
-    name = path.rsplit("/", 1)[-1]
-    if name in FILENAMES:
-        return False
-    dot = name.rfind(".")
-    return not (dot > 0 and name[dot:].lower() in EXTENSIONS)

@@ -53,8 +53,12 @@ class GitBlobStream:
         return data
 
     def close(self) -> None:
-        if self.proc.stdin:
-            self.proc.stdin.close()
+        for pipe in (self.proc.stdin, self.proc.stdout):
+            try:
+                if pipe:
+                    pipe.close()
+            except OSError:  # git already gone: nothing left to flush
+                pass
         self.proc.wait()
 
 
@@ -62,7 +66,7 @@ def inspect_content(data: bytes, path: str, lang: str | None, rules: CrawlRules)
     """Content checks of one file: (reason or None, decoded text, language)."""
     if not data:
         return "empty", "", lang
-    if b"\0" in data[:8192] or b"\0" in data:
+    if b"\0" in data:
         return "binary", "", lang
     try:
         text = data.decode("utf-8")
@@ -135,6 +139,9 @@ class RepoFileReader(PipelineStep):
                     if data is None:
                         raise OSError("blob missing from the object store")
             except OSError as exc:
+                dead = streams.pop(row["root"], None)  # a broken git process: reopen for the next file
+                if dead is not None:
+                    dead.close()
                 meta["reason"] = f"unreadable: {exc.strerror or exc}"
                 return Document(text="", id=meta["file_id"], metadata=meta)
             if len(data) > rules.max_file_bytes:  # grew since the listing

@@ -306,16 +306,16 @@ def list_repo(repo: Repo, rules: CrawlRules) -> list[ListedFile]:
 
 
 def discover(inputs: list[str], repo_names: dict[str, str]) -> list[Repo]:
-    """Open every input as a repo; repo names are made unique in input order."""
+    """Open every input as a repo; repo names are made unique in input order (foo, foo-2, ...)."""
     repos: list[Repo] = []
-    seen: dict[str, int] = {}
+    taken: set[str] = set()
     for given, path in expand_inputs(inputs):
-        name = repo_name_for(path, given, repo_names)
-        if name in seen:
-            seen[name] += 1
-            name = f"{name}-{seen[name]}"
-        else:
-            seen[name] = 1
+        base = name = repo_name_for(path, given, repo_names)
+        n = 2
+        while name in taken:
+            name = f"{base}-{n}"
+            n += 1
+        taken.add(name)
         repos.append(open_repo(given, path, name))
     return repos
 

@@ -3,7 +3,6 @@
 - ``file_steps``: per-file steps for the crawl stage (decontamination, syntax, secrets).
 - ``apply_near_dedup``: after exact dedup, cluster near-duplicates of the kept files and
   record the decisions in the build's DuckDB ``files`` table (+ a ``clusters`` table).
-- ``write_clusters``: copy the clusters into the manifest.
 """
 
 from __future__ import annotations
@@ -19,8 +18,6 @@ from datagen.curate.decontam import DecontamStep
 from datagen.curate.near_dedup import near_dedup
 from datagen.curate.secrets import SecretsStep
 from datagen.curate.syntax import SyntaxStep
-from datagen.manifest import Manifest
-from datagen.records import ClusterRow
 
 
 def file_steps(
@@ -73,22 +70,3 @@ def apply_near_dedup(
     (n,) = con.execute("SELECT count(*) FROM _near WHERE duplicate_of IS NOT NULL").fetchone()
     con.execute("DROP TABLE _near")
     return n
-
-
-def write_clusters(out: Path, run_id: str, db_path: Path) -> None:
-    """Replace the manifest's ``clusters`` table with the build's (empty when near-dedup
-    was off)."""
-    with Manifest(out) as m:
-        m.execute(f"ATTACH '{db_path}' AS wc (READ_ONLY)")
-        m.execute("BEGIN TRANSACTION")
-        m.execute("DELETE FROM clusters")
-        has = m.execute(
-            "SELECT count(*) FROM duckdb_tables() WHERE database_name = 'wc' AND table_name = 'clusters'"
-        ).fetchone()[0]
-        if has:
-            cols = ", ".join(c for c in ClusterRow.columns() if c != "run_id")
-            m.execute(
-                f"INSERT INTO clusters (run_id, {cols}) SELECT ?, {cols} FROM wc.clusters ORDER BY cluster_id", [run_id]
-            )
-        m.execute("COMMIT")
-        m.execute("DETACH wc")

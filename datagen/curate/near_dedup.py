@@ -296,12 +296,17 @@ def _write_clusters(members: pl.DataFrame, target: Path) -> Path:
     return target
 
 
-def _stage_dir(crawl_parquets: list[Path], work_dir: Path, cfg: NearDedupConfig, exclude: Path | None) -> Path:
-    """Name the work folder by the config and the inputs, so nothing stale is reused."""
-    key = {"cfg": cfg.model_dump(mode="json"), "inputs": []}
-    for p in [*sorted(crawl_parquets), *([exclude] if exclude else [])]:
+def _stage_dir(crawl_parquets: list[Path], work_dir: Path, cfg: NearDedupConfig, exclude: Path | None,
+               tasks: int, band_tasks: int) -> Path:
+    """Name the work folder by the config, the inputs and the task split, so a re-run
+    reuses finished stages and nothing stale (the exclude list is rewritten every run,
+    so it is keyed by content, not mtime)."""
+    key = {"cfg": cfg.model_dump(mode="json"), "inputs": [], "tasks": tasks, "band_tasks": band_tasks}
+    for p in sorted(crawl_parquets):
         st = Path(p).stat()
         key["inputs"].append([str(p), st.st_size, st.st_mtime_ns])
+    if exclude:
+        key["exclude"] = hashlib.sha256(Path(exclude).read_bytes()).hexdigest()
     digest = hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:12]
     return work_dir / f"near_dedup-{digest}"
 
@@ -320,11 +325,12 @@ def near_dedup(
 
     Finished stages are skipped on a re-run (datatrove completion markers). ``executor``
     runs the two datatrove stages (any ``LocalPipelineExecutor`` subclass)."""
-    out = _stage_dir([Path(p) for p in crawl_parquets], Path(work_dir), cfg, exclude)
+    tasks = max(1, min(workers, len(crawl_parquets)))
+    band_tasks = max(1, min(workers, cfg.bands))
+    out = _stage_dir([Path(p) for p in crawl_parquets], Path(work_dir), cfg, exclude, tasks, band_tasks)
     target = out / "clusters.parquet"
     if target.exists():
         return target
-    tasks = max(1, min(workers, len(crawl_parquets)))
 
     executor(
         [SignatureStep(list(crawl_parquets), out, cfg, exclude)],
@@ -332,7 +338,6 @@ def near_dedup(
         workers=tasks,
         logging_dir=str(out / "logs" / "signatures"),
     ).run()
-    band_tasks = max(1, min(workers, cfg.bands))
     executor(
         [BucketStep(out, cfg)],
         tasks=band_tasks,

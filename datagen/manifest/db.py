@@ -86,13 +86,21 @@ class Manifest:
         return self.con.execute(sql, params or [])
 
 
+def open_readonly(out: str | Path) -> duckdb.DuckDBPyConnection:
+    """Open a build's manifest read-only, without file or network access (so a query can
+    neither write nor COPY anywhere). ``UserError`` when it is missing or locked."""
+    path = manifest_path(out)
+    if not path.is_file():
+        raise UserError(f"no manifest at {path} (run a build first, or name the folder that holds it)")
+    try:
+        return duckdb.connect(str(path), read_only=True, config={"enable_external_access": False})
+    except duckdb.Error as exc:
+        raise UserError(f"cannot open {path} read-only (is a build writing it?): {exc}") from None
+
+
 def query(out: str | Path, sql: str) -> tuple[list[str], list[tuple]]:
     """Run ``sql`` read-only on a build's manifest; returns (column names, rows)."""
-    path = manifest_path(out)
-    if not path.exists():
-        raise UserError(f"no manifest at {path} (run a build first)")
-    # read-only, and no file or network access: `datagen sql` cannot write or COPY anywhere
-    con = duckdb.connect(str(path), read_only=True, config={"enable_external_access": False})
+    con = open_readonly(out)
     try:
         try:
             cur = con.execute(sql)

@@ -17,7 +17,7 @@ from pathlib import Path
 import duckdb
 
 from datagen.errors import UserError
-from datagen.manifest.db import manifest_path
+from datagen.manifest.db import manifest_path, open_readonly
 
 TOP_REPOS = 25  # the token chart shows this many repos; the rest are one "(other repos)" bar
 # syntax_error_ratio bins; 0.05 is the default syntax.max_error_ratio
@@ -192,13 +192,7 @@ CHARTS = [_files_by_outcome, _kept_bytes_by_lang, _cluster_sizes, _syntax_error_
 
 def collect(out: str | Path, run_id: str | None = None) -> tuple[list[tuple], list[Chart]]:
     """The runs and the chart rows of a manifest (no drawing). ``run_id`` limits rows to one run."""
-    path = manifest_path(out)
-    if not path.is_file():
-        raise UserError(f"no manifest at {path} (run a build first, or name the folder that holds it)")
-    try:
-        con = duckdb.connect(str(path), read_only=True, config={"enable_external_access": False})
-    except duckdb.Error as exc:
-        raise UserError(f"cannot open {path} read-only: {exc}") from None
+    con = open_readonly(out)
     try:
         db = _Db(con, None)
         runs: list[tuple] = []
@@ -208,7 +202,7 @@ def collect(out: str | Path, run_id: str | None = None) -> tuple[list[tuple], li
         if run_id is not None:
             if run_id not in {r[0] for r in runs}:
                 known = ", ".join(r[0] for r in runs) or "none"
-                raise UserError(f"run {run_id!r} is not in {path} (runs: {known})")
+                raise UserError(f"run {run_id!r} is not in {manifest_path(out)} (runs: {known})")
             db.run_id = run_id
             runs = [r for r in runs if r[0] == run_id]
         return runs, [make(db) for make in CHARTS]

@@ -36,7 +36,7 @@ from datagen.config.cpt import CptCorpusRecipe
 from datagen.crawl.reader import RepoFileReader
 from datagen.crawl.rules import CrawlRules
 from datagen.crawl.sources import Repo, discover, fingerprint, list_repo
-from datagen.curate.cpt import apply_near_dedup, file_steps, write_clusters
+from datagen.curate.cpt import apply_near_dedup, file_steps
 from datagen.curate.exact import exact_dedup
 from datagen.curate.quality import QualityFilter
 from datagen.manifest import Manifest
@@ -47,7 +47,7 @@ from datagen.pipelines.card import write_card
 from datagen.pipelines.progress import Stopwatch, progress_bar, run_with_rank_progress
 from datagen.pipelines.shards import write_text_shards
 from datagen.pipelines.steps import QuietLocalExecutor, RowsParquetWriter
-from datagen.records import FileRow, PackOutputRow, Record, RepoDocRow, RepoOrderRow, RunRow, ShardRow
+from datagen.records import ClusterRow, FileRow, PackOutputRow, Record, RepoDocRow, RepoOrderRow, RunRow, ShardRow
 from datagen.records.pack import TokenCountRow
 
 LISTING_SCHEMA = pa.schema(
@@ -229,7 +229,6 @@ def _build(cfg: CptCorpusRecipe, out: Path, work: Path, run_id: str, repos: list
     # 6. manifest ----------------------------------------------------------------------
     with clock.stage("manifest"):
         _write_manifest(out, run_id, db_path, shard_rows, tables)
-        write_clusters(out, run_id, db_path)
         write_card(out, cfg, counts, shard_rows, packed)
     return BuildResult(
         output=out, run_id=run_id, skipped=False, seen=counts["seen"], kept=counts["kept"],
@@ -313,6 +312,14 @@ def _write_manifest(out: Path, run_id: str, db_path: Path, shard_rows: list[Shar
             m.execute(f"DELETE FROM {record.__table__}")
         for record, rows in (tables or {}).items():
             m.insert(record, rows)
+        m.execute("DELETE FROM clusters")  # empty when near-dedup was off
+        has_clusters = m.execute(
+            "SELECT count(*) FROM duckdb_tables() WHERE database_name = 'w' AND table_name = 'clusters'"
+        ).fetchall()[0][0]
+        if has_clusters:
+            ccols = ", ".join(c for c in ClusterRow.columns() if c != "run_id")
+            m.execute(f"INSERT INTO clusters (run_id, {ccols}) SELECT ?, {ccols} FROM w.clusters "
+                      "ORDER BY cluster_id", [run_id])
         m.execute("COMMIT")
         m.execute("DETACH w")
 

@@ -23,10 +23,13 @@ def bwrap_works() -> tuple[bool, str]:
         BwrapSandbox(path)
     except RuntimeError as exc:
         return False, str(exc)
-    proc = subprocess.run(
-        [path, "--unshare-all", "--die-with-parent", "--ro-bind", "/", "/", "true"],
-        capture_output=True, text=True, timeout=30,
-    )
+    try:
+        proc = subprocess.run(
+            [path, "--unshare-all", "--die-with-parent", "--ro-bind", "/", "/", "true"],
+            capture_output=True, text=True, timeout=30,
+        )
+    except subprocess.TimeoutExpired:
+        return False, "bwrap timed out creating namespaces"
     if proc.returncode != 0:
         return False, f"bwrap cannot create namespaces: {proc.stderr.strip()[:200]}"
     return True, "ok"

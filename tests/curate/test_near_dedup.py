@@ -148,3 +148,21 @@ def test_default_drops_nothing_below_rep_threshold_to_its_representative(tmp_pat
     loose = NearDedupConfig(rep_threshold=0.6)
     by_id = {r["file_id"]: r for r in pq.read_table(near_dedup([crawl], tmp_path / "w6", loose)).to_pylist()}
     assert by_id["c/m.py"]["duplicate_of"] == "a/m.py"  # the case the default rules out
+
+
+def test_stage_folder_is_stable_across_reruns(tmp_path):
+    """A restarted build finds its finished near-dedup stages again."""
+    import time
+
+    from datagen.config.curate import NearDedupConfig
+    from datagen.curate.near_dedup import _stage_dir
+
+    crawl = tmp_path / "c.parquet"
+    crawl.write_bytes(b"x")
+    exclude = tmp_path / "ex.parquet"
+    exclude.write_bytes(b"same content")
+    first = _stage_dir([crawl], tmp_path, NearDedupConfig(), exclude, 1, 1)
+    time.sleep(0.01)
+    exclude.write_bytes(b"same content")  # rewritten every run: new mtime, same bytes
+    assert _stage_dir([crawl], tmp_path, NearDedupConfig(), exclude, 1, 1) == first
+    assert _stage_dir([crawl], tmp_path, NearDedupConfig(), exclude, 2, 2) != first

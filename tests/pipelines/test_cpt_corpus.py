@@ -320,3 +320,12 @@ def test_rerun_after_another_build_in_the_same_folder_rebuilds(tmp_path, two_rep
     assert con.execute("SELECT DISTINCT run_id FROM files").fetchall() == [(first.run_id,)]
     assert con.execute("SELECT count(DISTINCT repo) FROM files").fetchall() == [(2,)]
     con.close()
+
+
+def test_repo_names_stay_unique(tmp_path):
+    from datagen.crawl.sources import discover
+
+    for d in ("a/foo", "b/foo", "c/foo-2"):
+        write_tree(tmp_path / d, {"x.py": "x = 1\n"})
+    names = [r.name for r in discover([str(tmp_path / d) for d in ("a/foo", "b/foo", "c/foo-2")], {})]
+    assert len(set(names)) == 3 and names[0] == "foo"
