@@ -39,7 +39,7 @@ def slurm_command(
 
     Examples:
 
-      datagen job slurm -r agent-tasks.yaml --gpus 8 -- datagen build tasks -r agent-tasks.yaml > job.sh
+      datagen job slurm --gpus 8 -- datagen teacher run prompts.jsonl -o out/answers.jsonl > job.sh
 
       sbatch job.sh
 
@@ -51,7 +51,8 @@ def slurm_command(
 
     command = list(ctx.args)
     if not command:
-        raise UserError("give the command to run after `--`, e.g. -- datagen build tasks")
+        raise UserError("give the command to run after `--`, "
+                        "e.g. -- datagen teacher run prompts.jsonl -o out/answers.jsonl")
     config, _ = load_teacher_block(recipe, set_)
     job = SlurmJob(gpus=gpus, job_name=job_name, time=time, partition=partition,
                    account=account, cpus_per_task=cpus, mem=mem, port=port,

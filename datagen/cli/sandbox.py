@@ -29,7 +29,8 @@ def check(
     backend: BackendName = typer.Option("auto", "--backend", "-b"),
 ) -> None:
     """Print the active back end, what it claims to enforce, and prove it with probes
-    (network, hidden files, writes outside, fork bomb, memory, timeout, CPU, file size).
+    (network, hidden files, writes outside, fork bomb, memory, timeout, CPU, file size,
+    kill the parent, fill /tmp); a probe the back end cannot run prints `skipped`.
 
     Exits 1 when a probe was not contained.
 
@@ -150,8 +151,9 @@ def _python_env(choice: str, workdir: Path, cfg: ValidateRecipe, sandbox: Sandbo
     try:
         return manager.ensure(workdir)
     except EnvSetupError as exc:
-        raise UserError(f"environment setup failed: {exc.detail} "
-                        f"(log tail in {target / 'failed.json'})") from None
+        hint = "" if "failed.json" in exc.detail else f" (log tail in {target / 'failed.json'})"
+        raise UserError(f"environment setup failed: {exc.detail}{hint}; rebuild it with "
+                        "`datagen validate --retry-envs` or by deleting failed.json") from None
 
 
 def validate_command(

@@ -96,8 +96,8 @@ class Validator:
         missing_p2p = sorted(set(task.PASS_TO_PASS) - set(g.pass_to_pass))
         if missing_f2p or missing_p2p:
             status, reason = "invalid", "f2p_mismatch" if missing_f2p else "p2p_mismatch"
-        elif not g.fail_to_pass:
-            status, reason = "invalid", "no_fail_to_pass"
+        elif not g.proves_fix:  # SWE-bench validity: >= 1 test flips and >= 1 keeps passing
+            status, reason = "invalid", "no_fail_to_pass" if not g.fail_to_pass else "no_pass_to_pass"
         else:
             status, reason = "valid", None
         return ValidationRow(
