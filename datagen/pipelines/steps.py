@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import sys
@@ -62,6 +63,37 @@ class RowsParquetWriter(PipelineStep):
         yield  # a generator that consumes the pipeline and yields nothing
 
 
+def _die_with_parent() -> None:  # runs in the manager process
+    import ctypes
+    import signal
+
+    try:  # Linux: SIGTERM this process when the build process dies, even by SIGKILL
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # 1 = PR_SET_PDEATHSIG
+    except OSError:
+        pass
+
+
+@contextlib.contextmanager
+def _manager_dies_with_parent():
+    """datatrove's executor starts a ``multiprocess.Manager()`` server process that nothing
+    stops when the build is killed with SIGKILL: it would wait forever as an orphan. While
+    the executor runs, managers are started with a parent-death signal instead."""
+    import multiprocess
+    from multiprocess.managers import SyncManager
+
+    def manager() -> SyncManager:
+        m = SyncManager(ctx=multiprocess.get_context())
+        m.start(initializer=_die_with_parent)
+        return m
+
+    original = multiprocess.Manager
+    multiprocess.Manager = manager
+    try:
+        yield
+    finally:
+        multiprocess.Manager = original
+
+
 class QuietLocalExecutor(LocalPipelineExecutor):
     """datatrove's local executor, with each task's console log kept in its log file only.
 
@@ -74,7 +106,8 @@ class QuietLocalExecutor(LocalPipelineExecutor):
 
         logger.remove()  # datatrove's INFO lines on the main process; warnings still show
         logger.add(sys.__stderr__, level="WARNING")
-        return super().run()
+        with _manager_dies_with_parent():
+            return super().run()
 
     def _run_for_rank(self, rank: int, local_rank: int = 0, node_rank: int = -1):
         real = sys.stderr

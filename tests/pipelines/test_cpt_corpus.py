@@ -255,9 +255,20 @@ def test_sigkill_then_rerun_gives_the_same_output(tmp_path):
         if len(done) >= 3:
             break
         time.sleep(0.005)
-    os.killpg(proc.pid, signal.SIGKILL)
+    os.kill(proc.pid, signal.SIGKILL)  # the build process alone, as `kill -9 PID` does
     proc.wait()
     assert 3 <= len(done) < 36, "the kill must land mid-crawl"
+    # nothing of the killed build lingers (datatrove's manager process dies with it)
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline:
+        try:
+            os.killpg(proc.pid, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.1)
+    else:
+        os.killpg(proc.pid, signal.SIGKILL)
+        pytest.fail("processes of the killed build were still running 15 s later")
     assert not (out / "data").exists()
     rerun = subprocess.run(cmd, env={**os.environ, "DATAGEN_NO_PROGRESS": "1"}, capture_output=True, text=True)
     assert rerun.returncode == 0, rerun.stderr
