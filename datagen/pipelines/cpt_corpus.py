@@ -3,14 +3,17 @@
 Stages (each resumable):
 1. discover + list (main process): every file with its path-level skip reason.
 2. crawl (datatrove, ``ceil(files / files_per_task)`` tasks): read, content checks,
-   per-file steps (quality, ...), one parquet per rank with every row.
-3. global decisions (DuckDB over the crawl parquet, out of core): exact dedup, ...
+   per-file steps (quality, decontamination, syntax, secrets), one parquet per rank with
+   every row.
+3. global decisions (DuckDB over the crawl parquet, out of core): exact dedup, then near
+   dedup (MinHash LSH in datatrove stages, ``datagen.curate.near_dedup``).
 4. write: kept files in (repo, dependency order) into size-capped shards + dataset card;
    held-out repos (``pack.holdout_*``) into the ``validation`` split.
 5. pack (only with ``pack.tokenizer``): repo documents -> tokens -> fixed-length
    sequences per ``pack.seq_lens`` under ``tokens/`` (``datagen.pack.corpus``).
 6. manifest: ``runs``, ``files`` (every file seen, with its reason), ``shards``,
-   ``repo_orders``, and with packing ``token_counts`` and ``pack_outputs``.
+   ``clusters``, ``repo_orders``, and with packing ``repo_docs``, ``token_counts`` and
+   ``pack_outputs``, replaced in one transaction.
 """
 
 from __future__ import annotations
