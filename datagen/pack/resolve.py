@@ -28,7 +28,16 @@ def _dir(path: str) -> str:
 
 
 def _join(*parts: str) -> str:
-    return posixpath.normpath(posixpath.join(*[p for p in parts if p])) if any(parts) else ""
+    """Normalized join of the non-empty ``parts`` ("" when there are none)."""
+    kept = [p for p in parts if p]
+    if not kept:
+        return ""
+    joined = "/".join(kept)
+    # already normal (no empty, "." or ".." component; no part that restarts at "/"):
+    # what posixpath.join + normpath would return, without their cost (hot in resolution)
+    if "//" not in joined and "/." not in joined and joined[0] != "." and joined[-1] != "/":
+        return joined
+    return posixpath.normpath(posixpath.join(*kept))
 
 
 class RepoIndex:
@@ -45,6 +54,7 @@ class RepoIndex:
         self.java_classes: dict[str, str] = {}  # fully qualified class -> path
         self.java_packages: dict[str, list[str]] = defaultdict(list)
         self._py_cache: dict[tuple[str, str], str | None] = {}
+        self._py_abs_cache: dict[tuple[str, str], str | None] = {}  # (importer dir, dotted)
 
     def exists(self, path: str) -> bool:
         return path in self.paths
@@ -91,6 +101,13 @@ class RepoIndex:
         return posixpath.basename(self.repo).replace("-", "_")
 
     def py_absolute(self, importer: str, dotted: str) -> str | None:
+        """The file of absolute module ``dotted`` seen from ``importer`` (memoized per folder)."""
+        key = (_dir(importer), dotted)
+        if key not in self._py_abs_cache:
+            self._py_abs_cache[key] = self._py_absolute(key[0], dotted)
+        return self._py_abs_cache[key]
+
+    def _py_absolute(self, importer_dir: str, dotted: str) -> str | None:
         for root in self.py_roots:
             hit = self.py_module(root, dotted)
             if hit:
@@ -101,7 +118,7 @@ class RepoIndex:
             if hit:
                 return hit
         # a script importing a sibling module (its folder is on sys.path)
-        return self.py_module(_dir(importer), dotted)
+        return self.py_module(importer_dir, dotted)
 
     def resolve_python(self, importer: str, kind: str, value) -> Result:
         if kind == "module":
