@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from datagen.pack.extract import SUPPORTED, extract_imports
+from datagen.pack.extract import SUPPORTED, Imports, extract_imports
 from datagen.pack.resolve import RepoIndex
 
 # Files that are not code but tell resolvers about the repo (module paths, crate names).
@@ -50,9 +50,22 @@ def _has(row: Any, name: str) -> bool:
     return name in row if isinstance(row, Mapping) else hasattr(row, name)
 
 
+def extract_all(files: Iterable[Any]) -> list[tuple[str, str, Imports]]:
+    """``(path, lang, imports)`` of every file in a supported language, in input order: the
+    parsing half of ``import_graph``, which may run elsewhere (e.g. in worker processes)."""
+    out = []
+    for f in files:
+        lang = _get(f, "lang")
+        if lang in SUPPORTED:
+            path = _get(f, "path")
+            out.append((path, lang, extract_imports(lang, path, _get(f, "text"))))
+    return out
+
+
 def import_graph(
     files: Sequence[Any], extra_texts: Mapping[str, str] | None = None,
     aliases: Mapping[str, str] | None = None,
+    parsed: list[tuple[str, str, Imports]] | None = None,
 ) -> tuple[dict[str, list[str]], dict[str, int]]:
     """Resolved imports of each file (``path -> sorted imported paths``) and counters.
 
@@ -60,6 +73,7 @@ def import_graph(
     (``go.mod``, ``Cargo.toml``); ``files`` of those names are used too. ``aliases`` maps
     paths of the repo that are not in ``files`` (e.g. dropped exact duplicates) to the
     file that stands for them, so an import of a removed copy points at the kept one.
+    ``parsed``: ``extract_all(files)`` when the caller has it already.
     """
     aliases = dict(aliases or {})
     paths = [_get(f, "path") for f in files]
@@ -70,17 +84,12 @@ def import_graph(
     repo = next((_get(f, "repo") for f in files if _has(f, "repo")), "")
     index = RepoIndex([*paths, *aliases], texts, repo or "")
     counts = {"imports": 0, "resolved": 0, "unresolved": 0, "external": 0, "parse_errors": 0}
-    parsed = []
-    for f in files:
-        lang = _get(f, "lang")
-        if lang not in SUPPORTED:
-            continue
-        path = _get(f, "path")
-        imps = extract_imports(lang, path, _get(f, "text"))
+    if parsed is None:
+        parsed = extract_all(files)
+    for path, lang, imps in parsed:
         counts["parse_errors"] += imps.parse_error
         if lang == "java":
             index.add_java(path, imps.package)
-        parsed.append((path, lang, imps))
     deps: dict[str, set[str]] = {p: set() for p in paths}
     for path, lang, imps in parsed:
         for kind, value in imps.specs:
@@ -139,10 +148,11 @@ def dependency_order(deps: Mapping[str, Iterable[str]]) -> tuple[list[str], list
 def order_repo(
     files: Sequence[Any], extra_texts: Mapping[str, str] | None = None,
     aliases: Mapping[str, str] | None = None,
+    parsed: list[tuple[str, str, Imports]] | None = None,
 ) -> RepoOrder:
     """Order one repository's files so that each comes after what it imports
-    (``extra_texts``, ``aliases``: see ``import_graph``)."""
-    deps, counts = import_graph(files, extra_texts, aliases)
+    (``extra_texts``, ``aliases``, ``parsed``: see ``import_graph``)."""
+    deps, counts = import_graph(files, extra_texts, aliases, parsed)
     order, broken = dependency_order(deps)
     edges = sorted((src, dst) for src, ds in deps.items() for dst in ds)
     return RepoOrder(

@@ -2,9 +2,10 @@
 
 ``RepoOrderer`` orders each repository's rows (``order_repo``) and keeps its graph stats
 for the manifest. ``stream`` orders a stream of repos, in parallel processes when
-``workers > 1``: only (path, lang, text) travel to the workers and only the order comes
-back; at most ``2 * workers`` repos are in flight, and results come back in input order,
-so the output does not depend on the number of workers.
+``workers > 1``: the files of a repo are parsed in chunks by the workers (only
+(path, lang, text) travel there, only the import specifiers come back) and the imports are
+resolved here; at most ``2 * workers`` repos are in flight, and results come back in input
+order, so the output does not depend on the number of workers.
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ from collections import deque
 from collections.abc import Iterable, Iterator
 
 from datagen.config.pack import PackConfig
-from datagen.pack.imports import RepoOrder, order_repo
+from datagen.pack.extract import SUPPORTED, Imports
+from datagen.pack.imports import RepoOrder, extract_all, order_repo
 from datagen.records.pack import RepoOrderRow
 
 
@@ -29,9 +31,29 @@ def split_of(repo: str, cfg: PackConfig) -> str:
     return "train"
 
 
-def _order_task(repo: str, files: list[tuple[str, str, str]], aliases: dict[str, str]) -> RepoOrder:
-    rows = [{"repo": repo, "path": p, "lang": lang, "text": t} for p, lang, t in files]
-    return order_repo(rows, aliases=aliases)
+# A repo's files are parsed in chunks of about this many characters (or CHUNK_FILES files), so
+# that one large repo (site-packages: torch is 60% of the parse time) spreads over workers.
+CHUNK_CHARS = 1 << 21
+CHUNK_FILES = 256
+
+
+def _extract_task(files: list[tuple[str, str, str]]) -> list[tuple[str, str, Imports]]:
+    return extract_all({"path": p, "lang": lang, "text": t} for p, lang, t in files)
+
+
+def _chunks(rows: list[dict]) -> list[list[tuple[str, str, str]]]:
+    """(path, lang, text) of the rows in a supported language, in order, cut into chunks."""
+    chunks: list[list[tuple[str, str, str]]] = [[]]
+    size = 0
+    for r in rows:
+        if r["lang"] not in SUPPORTED:
+            continue
+        if size >= CHUNK_CHARS or len(chunks[-1]) >= CHUNK_FILES:
+            chunks.append([])
+            size = 0
+        chunks[-1].append((r["path"], r["lang"], r["text"]))
+        size += len(r["text"])
+    return [c for c in chunks if c]
 
 
 class RepoOrderer:
@@ -61,15 +83,20 @@ class RepoOrderer:
         ctx = multiprocessing.get_context("forkserver")  # the caller holds DuckDB threads
         with ProcessPoolExecutor(self.workers, mp_context=ctx) as pool:
             pending: deque = deque()
-            for repo, rows in repos:
-                files = [(r["path"], r["lang"], r["text"]) for r in rows]
-                pending.append((rows, pool.submit(_order_task, repo, files, self.aliases.get(repo, {}))))
+            for _repo, rows in repos:
+                pending.append((rows, [pool.submit(_extract_task, c) for c in _chunks(rows)]))
                 if len(pending) >= 2 * self.workers:
-                    rows, fut = pending.popleft()
-                    yield self._record(rows, fut.result())
+                    yield self._resolve(*pending.popleft())
             while pending:
-                rows, fut = pending.popleft()
-                yield self._record(rows, fut.result())
+                yield self._resolve(*pending.popleft())
+
+    def _resolve(self, rows: list[dict], futures: list) -> list[dict]:
+        """Order ``rows`` from the imports its parse tasks found (resolution runs here)."""
+        parsed = [item for fut in futures for item in fut.result()]
+        if not rows:
+            return rows
+        aliases = self.aliases.get(rows[0]["repo"])
+        return self._record(rows, order_repo(rows, aliases=aliases, parsed=parsed))
 
     def _record(self, rows: list[dict], result: RepoOrder | None) -> list[dict]:
         if not rows:
