@@ -200,7 +200,9 @@ def test_orderer_by_path_and_by_imports(repos):
     assert by_imports.rows[0].edges == 6 and by_imports.rows[0].unresolved == 1
 
 
-def test_parallel_ordering_gives_the_same_rows_and_stats(repos):
+@pytest.mark.parametrize("chunk_files", [1, 256])  # 1: every repo parsed in many tasks
+def test_parallel_ordering_gives_the_same_rows_and_stats(repos, chunk_files, monkeypatch):
+    monkeypatch.setattr("datagen.pack.ordering.CHUNK_FILES", chunk_files)
     stream = [(name, repo_rows(name, tree)) for name, tree in sorted(repos.items())]
     one, two = RepoOrderer(PackConfig()), RepoOrderer(PackConfig(), workers=2)
     assert list(one.stream(iter(stream))) == list(two.stream(iter(stream)))

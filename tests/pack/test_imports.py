@@ -258,3 +258,24 @@ def test_import_of_a_dropped_duplicate_points_at_the_kept_copy():
     result = order_repo(files, aliases={"src/util/round.js": "examples/lib/round.js"})
     assert result.unresolved == 0 and result.edges == [("src/point.js", "examples/lib/round.js")]
     assert result.order == ["examples/lib/round.js", "src/point.js"]
+
+
+def test_fast_scanners_agree_with_their_plain_definitions():
+    """The str.find / jump-scan shortcuts give what the regex and posixpath would."""
+    import posixpath
+    import random
+
+    from datagen.pack.extract import IMPORT_LINE, _python_import_lines
+    from datagen.pack.resolve import _join
+
+    rng = random.Random(7)
+    pieces = ["import", "from", " ", "\t", "\\", "\n", "(", ")", "#", "x", "im", "port", "."]
+    for _ in range(3000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 25)))
+        want = [m.start() for m in IMPORT_LINE["python"].finditer(text)]
+        assert _python_import_lines(text) == want, repr(text)
+    parts = ["a", "b/c", ".", "..", "/", "", "x.py", ".h", "d/", "/e"]
+    for _ in range(3000):
+        args = [rng.choice(parts) + rng.choice(parts) for _ in range(rng.randint(1, 3))]
+        kept = [p for p in args if p]
+        assert _join(*args) == (posixpath.normpath(posixpath.join(*kept)) if kept else ""), args
