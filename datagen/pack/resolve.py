@@ -24,7 +24,11 @@ _CARGO_NAME = re.compile(r"^\[package\][^\[]*?^\s*name\s*=\s*\"([^\"]+)\"", re.M
 
 
 def _dir(path: str) -> str:
-    return posixpath.dirname(path)
+    """``posixpath.dirname`` without its generic-path overhead (hot in resolution)."""
+    head = path[: path.rfind("/") + 1]
+    if head and head != "/" * len(head):
+        head = head.rstrip("/")
+    return head
 
 
 def _join(*parts: str) -> str:
@@ -86,11 +90,14 @@ class RepoIndex:
         return self._py_cache[key]
 
     def _py_module(self, root: str, dotted: str) -> str | None:
+        """``<base>.py``, ``<base>.pyi``, ``<base>/__init__.py`` or ``.pyi``, first found."""
         base = _join(root, dotted.replace(".", "/")) if dotted else root
-        return self.first(
-            [base + ".py", base + ".pyi", _join(base, "__init__.py"), _join(base, "__init__.pyi")]
-            if dotted else [_join(base, "__init__.py"), _join(base, "__init__.pyi")]
-        )
+        if dotted:
+            hit = self.first((base + ".py", base + ".pyi"))
+            if hit:
+                return hit
+        init = _join(base, "__init__.py")
+        return self.first((init, init + "i"))
 
     @cached_property
     def py_root_package(self) -> str | None:

@@ -266,7 +266,7 @@ def test_fast_scanners_agree_with_their_plain_definitions():
     import random
 
     from datagen.pack.extract import IMPORT_LINE, _python_import_lines
-    from datagen.pack.resolve import _join
+    from datagen.pack.resolve import _dir, _join
 
     rng = random.Random(7)
     pieces = ["import", "from", " ", "\t", "\\", "\n", "(", ")", "#", "x", "im", "port", "."]
@@ -279,3 +279,4 @@ def test_fast_scanners_agree_with_their_plain_definitions():
         args = [rng.choice(parts) + rng.choice(parts) for _ in range(rng.randint(1, 3))]
         kept = [p for p in args if p]
         assert _join(*args) == (posixpath.normpath(posixpath.join(*kept)) if kept else ""), args
+        assert _dir(args[0]) == posixpath.dirname(args[0]), args
