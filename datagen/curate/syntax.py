@@ -6,31 +6,13 @@ recorded for every parsed file; ``SyntaxStep`` drops files at or above the recip
 
 from __future__ import annotations
 
-import importlib
-from functools import cache
-
 from datatrove.data import Document
-from tree_sitter import Language, Node, Parser
+from tree_sitter import Node, Parser
 
 from datagen.config.curate import SyntaxConfig
+from datagen.crawl.grammars import GRAMMARS, ts_parser
 from datagen.curate.base import FileStep, drop
 
-# language name (as the crawl records it, plus common aliases) -> (module, function)
-GRAMMARS: dict[str, tuple[str, str]] = {
-    "python": ("tree_sitter_python", "language"),
-    "javascript": ("tree_sitter_javascript", "language"),
-    "typescript": ("tree_sitter_typescript", "language_typescript"),
-    "tsx": ("tree_sitter_typescript", "language_tsx"),
-    "go": ("tree_sitter_go", "language"),
-    "rust": ("tree_sitter_rust", "language"),
-    "java": ("tree_sitter_java", "language"),
-    "c": ("tree_sitter_c", "language"),
-    "cpp": ("tree_sitter_cpp", "language"),
-    "csharp": ("tree_sitter_c_sharp", "language"),
-    "ruby": ("tree_sitter_ruby", "language"),
-    "php": ("tree_sitter_php", "language_php"),
-    "shell": ("tree_sitter_bash", "language"),
-}
 ALIASES = {
     "py": "python",
     "js": "javascript",
@@ -53,12 +35,9 @@ def grammar_name(lang: str | None, path: str = "") -> str | None:
     return name if name in GRAMMARS else None
 
 
-@cache
 def parser_for(name: str) -> Parser:
-    """One parser per grammar per process (parsers cannot be pickled, so never stored
-    on a step that datatrove ships to a worker)."""
-    module, func = GRAMMARS[name]
-    return Parser(Language(getattr(importlib.import_module(module), func)()))
+    """One parser per grammar per process (see ``datagen.crawl.grammars``)."""
+    return ts_parser(name)
 
 
 # A grammar to try when the first one finds errors: C headers are often C++.

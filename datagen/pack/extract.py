@@ -13,20 +13,11 @@ from functools import cache, lru_cache
 from importlib import resources
 from typing import Any
 
-# lang id (as the crawl writes it) -> (grammar module, attribute of its language function)
-GRAMMARS: dict[str, tuple[str, str]] = {
-    "python": ("tree_sitter_python", "language"),
-    "javascript": ("tree_sitter_javascript", "language"),
-    "typescript": ("tree_sitter_typescript", "language_typescript"),
-    "tsx": ("tree_sitter_typescript", "language_tsx"),
-    "go": ("tree_sitter_go", "language"),
-    "rust": ("tree_sitter_rust", "language"),
-    "java": ("tree_sitter_java", "language"),
-    "c": ("tree_sitter_c", "language"),
-    "cpp": ("tree_sitter_cpp", "language"),
-}
+from datagen.crawl.grammars import ts_language, ts_parser
+
 QUERY_FILE = {"tsx": "typescript"}
-SUPPORTED = frozenset(GRAMMARS) - {"tsx"}
+# languages with an import query in queries/ (tsx reads typescript's)
+SUPPORTED = frozenset({"python", "javascript", "typescript", "go", "rust", "java", "c", "cpp"})
 
 # Lines without which a file cannot import anything; the parse stops a margin after the
 # last one (parsing is the cost of ordering, and most files import only near the top).
@@ -59,21 +50,8 @@ class Imports:
     parse_error: bool = False
 
 
-@cache
-def _language(lang: str) -> Any:
-    import importlib
-
-    import tree_sitter
-
-    module, attr = GRAMMARS[lang]
-    return tree_sitter.Language(getattr(importlib.import_module(module), attr)())
-
-
-@cache
-def _parser(lang: str) -> Any:
-    import tree_sitter
-
-    return tree_sitter.Parser(_language(lang))
+_language = ts_language
+_parser = ts_parser
 
 
 @cache
