@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
+import humanize
 from rich.console import Console
 from rich.table import Table
 
 
 def _human(n: float) -> str:
-    for unit in ("B", "KB", "MB", "GB", "TB"):
-        if abs(n) < 1024 or unit == "TB":
-            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
-        n /= 1024
-    return str(n)
+    return humanize.naturalsize(n, binary=True, format="%.1f")
 
 
 def print_build_summary(result, console: Console | None = None) -> None:
