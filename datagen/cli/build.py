@@ -44,8 +44,8 @@ def cpt_corpus(
 
       datagen build cpt-corpus --set pack.tokenizer=/models/tok --set pack.holdout_fraction=0.01
     """
+    from datagen.builds.cpt_corpus import run_cpt_corpus
     from datagen.cli.summary import print_build_summary
-    from datagen.pipelines.cpt_corpus import run_cpt_corpus
 
     result = run_cpt_corpus(
         inputs=_split_inputs((input or []) + (paths or [])), output=output, recipe=recipe,

@@ -9,7 +9,7 @@ from datagen.config.sandbox import BACKENDS
 from datagen.errors import UserError
 from datagen.sandbox.base import Sandbox
 from datagen.sandbox.bwrap import BwrapSandbox, bwrap_path
-from datagen.sandbox.local import SubprocessSandbox
+from datagen.sandbox.subprocess_backend import SubprocessSandbox
 
 
 @functools.cache
