@@ -43,7 +43,10 @@ class CardConfig(StrictModel):
 
 class CptCorpusRecipe(StrictModel):
     name: str = "cpt-corpus"
-    inputs: list[str] = Field(default_factory=list, description="dirs / git repos / globs")
+    inputs: list[str] = Field(
+        default_factory=lambda: ["sample_data/*"],
+        description="dirs / git repos / globs (sample_data/: the bundled repos)",
+    )
     output: str = "out/cpt-corpus"
     workers: int = Field(1, ge=1)
     crawl: CrawlConfig = CrawlConfig()
