@@ -39,37 +39,36 @@ def _keep_order(rows: list[PoolRow]) -> list[PoolRow]:
     return sorted(rows, key=lambda r: (-len(r.problem_statement), r.instruction_id))
 
 
-def _pairs(sigs: np.ndarray, cfg: NearDedupConfig) -> np.ndarray:
-    """Candidate pairs (row indexes) that share at least one LSH band."""
+def _similar_pairs(sigs: np.ndarray, cfg: NearDedupConfig) -> np.ndarray:
+    """Pairs (i < j, row indexes) that share an LSH band and whose estimated Jaccard
+    reaches ``cfg.threshold``."""
     bh = band_hashes(sigs, cfg.bands, cfg.rows)
-    found = []
+    found = [np.empty((0, 2), np.uint64)]
     for b in range(cfg.bands):
         rec = np.empty(len(sigs), _BAND_REC)
         rec["h"], rec["g"] = bh[:, b], np.arange(len(sigs), dtype=np.uint64)
         found.append(candidate_pairs(rec))
-    pairs = np.concatenate(found) if found else np.empty((0, 2), np.uint64)
-    return np.unique(pairs.astype(np.int64), axis=0) if len(pairs) else pairs.astype(np.int64)
+    pairs = np.sort(np.concatenate(found).astype(np.int64), axis=1)
+    pairs = np.unique(pairs, axis=0) if len(pairs) else pairs
+    return pairs[estimated_jaccard(sigs[pairs[:, 0]], sigs[pairs[:, 1]]) >= cfg.threshold] if len(pairs) else pairs
 
 
 def near_duplicates(rows: list[PoolRow], cfg: NearDedupConfig | None = None) -> list[PoolDropRow]:
     """Drop every statement within ``cfg.threshold`` estimated Jaccard of a statement kept
     before it (representative order: longest first, then by id). A duplicate always names
-    a kept instruction it is similar to, so chains do not drop unrelated statements."""
+    a kept instruction it is similar to, so chains do not drop unrelated statements.
+    Statements shorter than ``cfg.ngram`` words have no shingles and are never dropped."""
     cfg = cfg or NearDedupConfig()
     ordered = _keep_order(rows)
     sigs, has = signatures([r.problem_statement for r in ordered], cfg.ngram, cfg.num_perm, cfg.seed)
-    neighbours: dict[int, list[int]] = {}
-    for a, b in _pairs(sigs[has], cfg) if has.any() else []:
-        neighbours.setdefault(int(a), []).append(int(b))
-        neighbours.setdefault(int(b), []).append(int(a))
-    index = np.flatnonzero(has)  # position among the rows with shingles -> position in ``ordered``
-    dropped: dict[int, int] = {}
+    index = np.flatnonzero(has)  # row among those with shingles -> position in ``ordered``
+    later: dict[int, list[int]] = {}
+    for i, j in _similar_pairs(sigs[index], cfg).tolist():
+        later.setdefault(i, []).append(j)
+    dropped: dict[int, int] = {}  # duplicate -> the kept row it is dropped for
     for i in range(len(index)):
-        if i in dropped:
-            continue
-        for j in sorted(neighbours.get(i, ())):
-            if j > i and j not in dropped and estimated_jaccard(sigs[index[[i]]], sigs[index[[j]]])[0] >= cfg.threshold:
-                dropped[j] = i
+        if i not in dropped:
+            dropped.update((j, i) for j in later.get(i, ()) if j not in dropped)
     return sorted((drop_row(ordered[index[j]], "near_duplicate", f"duplicate_of:{ordered[index[i]].instruction_id}")
                    for j, i in dropped.items()), key=lambda d: d.instruction_id)
 

@@ -161,12 +161,17 @@ def _append(journal: Path, entries: list[Entry]) -> None:
 
 
 def _rows(pool_dir: Path, ids: list[str]) -> list[dict]:
-    """The full pool rows of ``ids``, in the order given."""
-    if not ids:
-        return []
-    tables = [pq.read_table(f).filter(pc.is_in(pc.field("instruction_id"), pa.array(ids)))
-              for f in shard_files(pool_dir)]
-    by_id = {r["instruction_id"]: r for t in tables for r in t.to_pylist()}
+    """The full pool rows of ``ids``, in the order given; only the row groups that hold
+    them are read, so a small take from a large pool stays cheap."""
+    wanted, by_id = set(ids), {}
+    for f in shard_files(pool_dir) if ids else []:
+        pf = pq.ParquetFile(f)
+        for g in range(pf.num_row_groups):
+            group_ids = pf.read_row_group(g, columns=["instruction_id"])["instruction_id"].to_pylist()
+            if wanted.intersection(group_ids):
+                group = pf.read_row_group(g)
+                hit = group.filter(pc.is_in(group["instruction_id"], pa.array(sorted(wanted))))
+                by_id.update((r["instruction_id"], r) for r in hit.to_pylist())
     return [by_id[i] for i in ids]
 
 

@@ -143,3 +143,14 @@ def test_manifest_tables_and_ledger_mirror(built):
     assert query(out, "SELECT count(*) FROM ledger WHERE consumer='run-1'")[1] == [(3,)]
     _, prompts = query(out, "SELECT prompt[1].role, len(aux_checks) FROM pool LIMIT 1")
     assert prompts == [("system", 3)]
+
+
+def test_take_reads_rows_across_shards_in_pool_order(built):
+    out, rows, _, _ = built
+    train = sorted(r.instruction_id for r in rows if r.split == "train")
+    taken = ledger.take(out, 1000, "all")
+    assert [r["instruction_id"] for r in taken] == train  # several shards, pool order
+    assert taken == [r.model_dump() for r in sorted((r for r in rows if r.split == "train"),
+                                                    key=lambda r: r.instruction_id)]
+    val = ledger.take(out, 1000, "eval", split="validation")
+    assert len(val) == len(rows) - len(train) > 0
