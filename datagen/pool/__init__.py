@@ -6,5 +6,5 @@ Library entry points (the build calls these; the ``datagen pool`` CLI only the l
 - ``hygiene.clean(rows, decontam, dedup, eval_fraction, eval_repos)`` -> (kept, dropped)
 - ``exports.write_pool(rows, dropped, out, card_info)`` -> ``ShardRow``s
 - ``ledger.take / give_back / status / mirror_ledger``
-- ``manifest.record_pool(db, run_id, rows, dropped, shards)``
+- ``manifest.record_pool(db, run_id, rows, dropped, shards, pool_dir)``
 """

@@ -74,6 +74,7 @@ def wait_for(predicate, timeout: float = 60.0) -> None:
         time.sleep(0.02)
 
 
+@pytest.mark.slow
 def test_eight_takers_hand_out_every_instruction_exactly_once(tmp_path):
     pool = build_pool(tmp_path, 96)
     outdir = tmp_path / "batches"
@@ -91,6 +92,7 @@ def test_eight_takers_hand_out_every_instruction_exactly_once(tmp_path):
     assert ledger.status(pool).left == 0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("stage", ["locked", "written"])
 def test_taker_killed_mid_take_loses_nothing(tmp_path, stage):
     """The victim is killed while it holds the lock: before its journal write (its batch
