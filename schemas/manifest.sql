@@ -140,3 +140,54 @@ CREATE TABLE IF NOT EXISTS clusters (
     representative VARCHAR NOT NULL,
     PRIMARY KEY (run_id, cluster_id)
 );
+
+CREATE TABLE IF NOT EXISTS pool (
+    instruction_id VARCHAR NOT NULL,
+    task_id VARCHAR NOT NULL,
+    split VARCHAR NOT NULL,
+    prompt STRUCT(role VARCHAR, content VARCHAR)[] NOT NULL,
+    repo VARCHAR NOT NULL,
+    base_commit VARCHAR NOT NULL,
+    repo_path VARCHAR NOT NULL,
+    problem_statement VARCHAR NOT NULL,
+    patch VARCHAR NOT NULL,
+    test_patch VARCHAR NOT NULL,
+    runner VARCHAR NOT NULL,
+    test_files VARCHAR[] NOT NULL,
+    fail_to_pass VARCHAR[] NOT NULL,
+    pass_to_pass VARCHAR[] NOT NULL,
+    aux_checks STRUCT(kind VARCHAR, command VARCHAR, patterns VARCHAR[], required BOOLEAN)[] NOT NULL,
+    group_size BIGINT NOT NULL,
+    pass_rate DOUBLE,
+    difficulty_band VARCHAR NOT NULL,
+    perplexity DOUBLE,
+    scorer VARCHAR,
+    perplexity_scorer VARCHAR,
+    policy_id VARCHAR,
+    source_files VARCHAR[] NOT NULL,
+    strategy VARCHAR,
+    statement_style VARCHAR,
+    parent_ids VARCHAR[] NOT NULL,
+    hints_text VARCHAR NOT NULL,
+    created_at VARCHAR NOT NULL,
+    version VARCHAR NOT NULL,
+    environment_setup_commit VARCHAR NOT NULL,
+    PRIMARY KEY (instruction_id)
+);
+
+CREATE TABLE IF NOT EXISTS pool_drops (
+    instruction_id VARCHAR NOT NULL,
+    task_id VARCHAR NOT NULL,
+    repo VARCHAR NOT NULL,
+    reason VARCHAR NOT NULL,
+    detail VARCHAR,
+    PRIMARY KEY (instruction_id)
+);
+
+CREATE TABLE IF NOT EXISTS ledger (
+    instruction_id VARCHAR NOT NULL,
+    consumer VARCHAR NOT NULL,
+    run VARCHAR,
+    taken_at TIMESTAMP NOT NULL,
+    returned_at TIMESTAMP
+);

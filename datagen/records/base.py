@@ -72,6 +72,9 @@ def sql_type_of(annotation: Any) -> tuple[str, bool]:
         return "JSON", False
     if annotation in _SCALARS:
         return _SCALARS[annotation], False
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        inner = ", ".join(f"{n} {sql_type_of(f.annotation)[0]}" for n, f in annotation.model_fields.items())
+        return f"STRUCT({inner})", False
     raise TypeError(f"no SQL type for {annotation!r}")
 
 
@@ -79,18 +82,33 @@ def arrow_schema(record: type[Record], exclude: tuple[str, ...] = (), extra: dic
     """Arrow schema of a record's fields (in order), minus ``exclude``, plus ``extra``."""
     import pyarrow as pa
 
+    fields = []
+    for name, field in record.model_fields.items():
+        if name in exclude:
+            continue
+        fields.append(pa.field(name, arrow_type(field.annotation), nullable=sql_type_of(field.annotation)[1]))
+    for name, typ in (extra or {}).items():
+        fields.append(pa.field(name, typ))
+    return pa.schema(fields)
+
+
+def arrow_type(annotation: Any):
+    """The Arrow type of a field annotation (the same mapping as ``sql_type_of``; a nested
+    record becomes a struct, a list of them a list of structs)."""
+    import pyarrow as pa
+
+    origin = typing.get_origin(annotation)
+    if origin in (typing.Union, types.UnionType):
+        args = [a for a in typing.get_args(annotation) if a is not type(None)]
+        return arrow_type(args[0]) if len(args) == 1 else pa.string()
+    if origin in (list, tuple):
+        return pa.list_(arrow_type(typing.get_args(annotation)[0]))
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return pa.struct([pa.field(n, arrow_type(f.annotation), nullable=sql_type_of(f.annotation)[1])
+                          for n, f in annotation.model_fields.items()])
     scalar = {
         "VARCHAR": pa.string(), "BIGINT": pa.int64(), "DOUBLE": pa.float64(),
         "BOOLEAN": pa.bool_(), "TIMESTAMP": pa.timestamp("us"), "DATE": pa.date32(),
         "BLOB": pa.binary(), "JSON": pa.string(),
     }
-    fields = []
-    for name, field in record.model_fields.items():
-        if name in exclude:
-            continue
-        sql, nullable = sql_type_of(field.annotation)
-        typ = pa.list_(scalar[sql[:-2]]) if sql.endswith("[]") else scalar[sql]
-        fields.append(pa.field(name, typ, nullable=nullable))
-    for name, typ in (extra or {}).items():
-        fields.append(pa.field(name, typ))
-    return pa.schema(fields)
+    return scalar[sql_type_of(annotation)[0]]

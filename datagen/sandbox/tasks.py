@@ -20,9 +20,10 @@ from datagen.errors import SkipItem, UserError
 from datagen.records.tasks import TaskRecord
 
 
-def read_tasks(path: Path) -> list[tuple[TaskRecord, Path]]:
+def read_tasks(path: Path, record: type[TaskRecord] = TaskRecord) -> list[tuple[TaskRecord, Path]]:
     """Tasks from a JSONL file or every ``*.jsonl`` in a folder, each with its base folder
-    (relative ``repo_path`` values are resolved against it)."""
+    (relative ``repo_path`` values are resolved against it). ``record`` may be a subclass
+    that accepts more keys (the pool reads ``PoolTaskInput``)."""
     path = Path(path)
     if path.is_dir():
         files = sorted(path.rglob("*.jsonl"))
@@ -38,7 +39,7 @@ def read_tasks(path: Path) -> list[tuple[TaskRecord, Path]]:
             if not line.strip():
                 continue
             try:
-                tasks.append((TaskRecord.model_validate(json.loads(line)), file.parent))
+                tasks.append((record.model_validate(json.loads(line)), file.parent))
             except (json.JSONDecodeError, ValidationError) as exc:
                 first = str(exc).splitlines()[0]
                 raise UserError(f"{file}:{n}: not a task record: {first}") from None

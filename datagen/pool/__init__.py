@@ -1,0 +1,10 @@
+"""The RL instruction pool: rows from tasks, hygiene, the once-only ledger, exports.
+
+Library entry points (the build calls these; the ``datagen pool`` CLI only the ledger):
+
+- ``rows.rows_from_tasks(tasks, group_size)`` -> ``PoolRow``s
+- ``hygiene.clean(rows, decontam, dedup, eval_fraction, eval_repos)`` -> (kept, dropped)
+- ``exports.write_pool(rows, dropped, out, card_info)`` -> ``ShardRow``s
+- ``ledger.take / give_back / status / mirror_ledger``
+- ``manifest.record_pool(db, run_id, rows, dropped, shards, pool_dir)``
+"""

@@ -1,0 +1,77 @@
+"""The pool's dataset card (``OUT/README.md``): the Hub's YAML header and the statistics.
+
+Three configs: ``default`` (the pool rows under ``data/``), ``verl`` and ``skyrl`` (the
+exports), each with one ``data_files`` entry per split present.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import yaml
+
+from datagen.records import ShardRow
+from datagen.records.pool import PoolDropRow, PoolRow
+
+if TYPE_CHECKING:
+    from datagen.pool.exports import CardInfo
+
+_SIZES = ((1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K"), (1_000_000, "100K<n<1M"),
+          (10_000_000, "1M<n<10M"))
+
+
+def size_category(n: int) -> str:
+    """The Hub's ``size_categories`` bucket of ``n`` rows."""
+    return next((name for limit, name in _SIZES if n < limit), "n>10M")
+
+
+def header(info: CardInfo, splits: list[str], n_rows: int) -> dict:
+    def files(pattern: str) -> list[dict]:
+        return [{"split": s, "path": pattern.format(split=s)} for s in splits]
+
+    return {
+        "license": info.license, "pretty_name": info.pretty_name, "tags": list(info.tags),
+        "task_categories": ["text-generation"], "size_categories": [size_category(n_rows)],
+        "configs": [
+            {"config_name": "default", "default": True, "data_files": files("data/{split}-*.parquet")},
+            {"config_name": "verl", "data_files": files("exports/verl/{split}.parquet")},
+            {"config_name": "skyrl", "data_files": files("exports/skyrl/{split}.parquet")},
+        ],
+    }
+
+
+def _table(title: str, counts: Counter) -> list[str]:
+    if not counts:
+        return ["", f"{title}: none."]
+    return ["", f"| {title} | instructions |", "|---|---:|", *(f"| {k} | {v} |" for k, v in sorted(counts.items()))]
+
+
+def write_card(out: Path, info: CardInfo, by_split: dict[str, list[PoolRow]], dropped: list[PoolDropRow],
+               shards: list[ShardRow]) -> Path:
+    """Write ``out/README.md``; only counts and names, so the same pool gives the same card."""
+    rows = [r for split_rows in by_split.values() for r in split_rows]
+    splits = [s for s, r in by_split.items() if r or s == "train"]
+    lines = [
+        "---", yaml.safe_dump(header(info, splits, len(rows)), sort_keys=False).rstrip(), "---", "",
+        f"# {info.pretty_name}", "", info.description, "",
+        "One row per instruction: a chat `prompt`, the environment (`repo`, `base_commit`,",
+        "`repo_path`), the reward spec (`runner`, `fail_to_pass`, `pass_to_pass`, `test_patch`,",
+        "`aux_checks`), `group_size` K, the policy `pass_rate` and `difficulty_band`, `perplexity`",
+        "and lineage (`task_id`, `source_files`, `strategy`). Hand instructions out once with",
+        "`datagen pool take . --n 256 --consumer run-17`.", "",
+        "## Load", "", "```python", "import datasets",
+        'pool = datasets.load_dataset("parquet", data_dir="data", split="train")',
+        'verl = datasets.load_dataset("parquet", data_files={"train": "exports/verl/train.parquet"})',
+        "```", "", "## Statistics",
+    ]
+    lines += _table("split", Counter(r.split for r in rows))
+    lines += _table("difficulty band", Counter(r.difficulty_band for r in rows))
+    lines += _table("dropped: reason", Counter(d.reason for d in dropped))
+    lines += _table("repository", Counter(r.repo for r in rows))
+    lines += ["", "| file | rows | bytes |", "|---|---:|---:|"]
+    lines += [*(f"| {s.path} | {s.rows} | {s.bytes} |" for s in shards), ""]
+    path = out / "README.md"
+    path.write_text("\n".join(lines), encoding="utf-8")
+    return path

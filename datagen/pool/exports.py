@@ -1,0 +1,217 @@
+"""Write a pool folder: shards, dataset card and the exports trainers read unchanged.
+
+``write_pool(rows, dropped, out, card_info)`` is the one entry point a build calls::
+
+    OUT/README.md                                   dataset card (Hub YAML header, statistics)
+    OUT/data/{train,validation}-0000i-of-0000N.parquet   pool rows (PoolRow columns)
+    OUT/exports/verl/{train,validation}.parquet     verl RL rows
+    OUT/exports/skyrl/{train,validation}.parquet    SkyRL (mini-swe-agent) rows
+    OUT/exports/swebench.jsonl                      SWE-bench instances, both splits
+    OUT/ledger/journal.jsonl, OUT/ledger/lock       written by `datagen pool take`, never here
+
+Rows are sorted by (split, instruction_id) and written with fixed parquet options and no
+timestamps, so the same rows give byte-identical files. A split without rows gets no
+files (``train`` always gets at least one shard, so the folder stays loadable).
+
+Formats (see FORMATS.md):
+
+- verl: ``data_source, prompt, ability, reward_model, extra_info``; ``prompt`` a list of
+  ``{role, content}``; ``reward_model = {style: "rule", ground_truth: <JSON string of the
+  reward spec: tests, test patch, runner, auxiliary checks>}``; ``extra_info`` has the same
+  keys in every row, the per-policy difficulty among them (``policy_id, pass_rate,
+  difficulty_band, scorer``).
+- SkyRL: ``data_source, prompt, env_class, instance`` with ``instance`` a full SWE-bench row
+  (test lists as real lists, as SWE-Gym stores them) plus ``image_name`` (empty: no image
+  is built), ``eval_script`` (exit 0 = resolved) and ``instruction_id``.
+- SWE-bench JSONL: the official fields; ``FAIL_TO_PASS`` / ``PASS_TO_PASS`` are
+  JSON-encoded strings, as in the official dataset; ``patch`` is the fix.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import Counter
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+from pydantic import Field
+
+from datagen.config.base import StrictModel
+from datagen.errors import UserError
+from datagen.pool.rows import PROMPTS, eval_script, reward_spec
+from datagen.records import ShardRow
+from datagen.records.base import arrow_schema
+from datagen.records.pool import PoolDropRow, PoolRow
+
+SPLITS = ("train", "validation")
+_MSG = pa.list_(pa.struct([pa.field("role", pa.string()), pa.field("content", pa.string())]))
+_PARQUET = {"compression": "zstd", "compression_level": 3, "use_dictionary": True, "write_statistics": True,
+            "row_group_size": 1024, "store_schema": True}
+SWEBENCH_FIELDS = ("instance_id", "repo", "base_commit", "patch", "test_patch", "problem_statement", "hints_text",
+                   "created_at", "version", "environment_setup_commit", "FAIL_TO_PASS", "PASS_TO_PASS")
+
+
+class CardInfo(StrictModel):
+    """What the dataset card and the exports say about the pool."""
+
+    pretty_name: str = "datagen RL pool"
+    license: str = "other"
+    tags: list[str] = Field(default_factory=lambda: ["code", "agents", "reinforcement-learning", "swe-bench"])
+    description: str = "RL instructions for coding agents, built by `datagen build rl-pool`."
+    data_source: str = Field("datagen/swe", description="verl/SkyRL data_source (selects the reward function)")
+    ability: str = "coding"
+    env_class: str = Field("null", description="SkyRL env_class (mini-swe-agent owns the loop: 'null')")
+    max_rows_per_shard: int = Field(10_000, ge=1)
+
+
+def _write_parquet(table: pa.Table, path: Path) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    pq.write_table(table, tmp, **_PARQUET)
+    tmp.replace(path)
+    return path
+
+
+def _by_split(rows: list[PoolRow]) -> dict[str, list[PoolRow]]:
+    out: dict[str, list[PoolRow]] = {s: [] for s in SPLITS}
+    for row in sorted(rows, key=lambda r: r.instruction_id):
+        out[row.split].append(row)
+    return out
+
+
+def _check_unique(rows: list[PoolRow]) -> None:
+    twice = [i for i, c in Counter(r.instruction_id for r in rows).items() if c > 1]
+    if twice:
+        raise UserError(f"instruction ids appear more than once: {sorted(twice)[:5]}")
+
+
+def _clear(out: Path) -> None:
+    """Remove what an earlier write left (the ledger stays)."""
+    for pattern in ("data/*.parquet", "exports/verl/*.parquet", "exports/skyrl/*.parquet", "exports/swebench.jsonl"):
+        for old in out.glob(pattern):
+            old.unlink()
+
+
+def write_shards(by_split: dict[str, list[PoolRow]], out: Path, max_rows: int) -> list[Path]:
+    """``data/<split>-0000i-of-0000N.parquet`` with at most ``max_rows`` rows each."""
+    schema = arrow_schema(PoolRow)
+    paths = []
+    for split, rows in by_split.items():
+        if not rows and split != "train":
+            continue
+        chunks = [rows[i: i + max_rows] for i in range(0, len(rows), max_rows)] or [[]]
+        for i, chunk in enumerate(chunks):
+            table = pa.Table.from_pylist([r.model_dump() for r in chunk], schema=schema)
+            paths.append(_write_parquet(table, out / "data" / f"{split}-{i:05d}-of-{len(chunks):05d}.parquet"))
+    return paths
+
+
+def _prompt(row: PoolRow) -> list[dict]:
+    return [m.model_dump() for m in row.prompt]
+
+
+def verl_row(row: PoolRow, index: int, info: CardInfo) -> dict:
+    """One verl RL row; ``extra_info`` keys are the same for every row."""
+    return {
+        "data_source": info.data_source, "prompt": _prompt(row), "ability": info.ability,
+        "reward_model": {"style": "rule", "ground_truth": reward_spec(row)},
+        "extra_info": {
+            "index": index, "split": row.split, "instruction_id": row.instruction_id, "task_id": row.task_id,
+            "repo": row.repo, "base_commit": row.base_commit, "repo_path": row.repo_path, "runner": row.runner,
+            "group_size": row.group_size, "policy_id": row.policy_id, "pass_rate": row.pass_rate,
+            "difficulty_band": row.difficulty_band, "scorer": row.scorer, "perplexity": row.perplexity,
+        },
+    }
+
+
+_VERL = pa.schema([
+    ("data_source", pa.string()), ("prompt", _MSG), ("ability", pa.string()),
+    ("reward_model", pa.struct([("style", pa.string()), ("ground_truth", pa.string())])),
+    ("extra_info", pa.struct([
+        ("index", pa.int64()), ("split", pa.string()), ("instruction_id", pa.string()), ("task_id", pa.string()),
+        ("repo", pa.string()), ("base_commit", pa.string()), ("repo_path", pa.string()), ("runner", pa.string()),
+        ("group_size", pa.int64()), ("policy_id", pa.string()), ("pass_rate", pa.float64()),
+        ("difficulty_band", pa.string()), ("scorer", pa.string()), ("perplexity", pa.float64()),
+    ])),
+])
+
+
+def swebench_row(row: PoolRow, lists_as_json: bool) -> dict:
+    """A SWE-bench instance; test lists JSON-encoded (official) or real lists (SWE-Gym)."""
+    f2p, p2p = row.fail_to_pass, row.pass_to_pass
+    return {
+        "instance_id": row.task_id, "repo": row.repo, "base_commit": row.base_commit, "patch": row.patch,
+        "test_patch": row.test_patch, "problem_statement": row.problem_statement, "hints_text": row.hints_text,
+        "created_at": row.created_at, "version": row.version,
+        "environment_setup_commit": row.environment_setup_commit or row.base_commit,
+        "FAIL_TO_PASS": json.dumps(f2p) if lists_as_json else f2p,
+        "PASS_TO_PASS": json.dumps(p2p) if lists_as_json else p2p,
+    }
+
+
+def skyrl_row(row: PoolRow, info: CardInfo, prompts: Path = PROMPTS) -> dict:
+    instance = {**swebench_row(row, lists_as_json=False), "image_name": "", "eval_script": eval_script(row, prompts),
+                "instruction_id": row.instruction_id}
+    return {"data_source": info.data_source, "prompt": _prompt(row), "env_class": info.env_class,
+            "instance": instance}
+
+
+_SKYRL = pa.schema([
+    ("data_source", pa.string()), ("prompt", _MSG), ("env_class", pa.string()),
+    ("instance", pa.struct([*((f, pa.list_(pa.string()) if f.endswith("_PASS") else pa.string())
+                              for f in SWEBENCH_FIELDS),
+                            ("image_name", pa.string()), ("eval_script", pa.string()),
+                            ("instruction_id", pa.string())])),
+])
+
+
+def write_exports(by_split: dict[str, list[PoolRow]], out: Path, info: CardInfo) -> list[Path]:
+    """verl and SkyRL parquet per split, and one SWE-bench JSONL of both splits."""
+    paths = []
+    for split, rows in by_split.items():
+        if not rows and split != "train":
+            continue
+        verl = pa.Table.from_pylist([verl_row(r, i, info) for i, r in enumerate(rows)], schema=_VERL)
+        paths.append(_write_parquet(verl, out / "exports" / "verl" / f"{split}.parquet"))
+        sky = pa.Table.from_pylist([skyrl_row(r, info) for r in rows], schema=_SKYRL)
+        paths.append(_write_parquet(sky, out / "exports" / "skyrl" / f"{split}.parquet"))
+    lines = [json.dumps(swebench_row(r, lists_as_json=True), ensure_ascii=False) + "\n"
+             for split in SPLITS for r in by_split[split]]
+    target = out / "exports" / "swebench.jsonl"
+    target.write_text("".join(lines), encoding="utf-8")
+    return [*paths, target]
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def shard_row(out: Path, path: Path, rows: int) -> ShardRow:
+    return ShardRow(run_id="", path=path.relative_to(out).as_posix(), rows=rows, bytes=path.stat().st_size,
+                    sha256=_sha256(path))
+
+
+def write_pool(rows: list[PoolRow], dropped: list[PoolDropRow], out: str | Path,
+               card_info: CardInfo | dict | None = None) -> list[ShardRow]:
+    """Write the pool folder (see the module docstring) and return one ``ShardRow`` per
+    file written (``run_id`` empty: the build sets it). The build only produces rows."""
+    from datagen.pool.card import write_card
+
+    info = card_info if isinstance(card_info, CardInfo) else CardInfo.model_validate(card_info or {})
+    out = Path(out)
+    _check_unique(rows)
+    out.mkdir(parents=True, exist_ok=True)
+    _clear(out)
+    by_split = _by_split(rows)
+    written = [*write_shards(by_split, out, info.max_rows_per_shard), *write_exports(by_split, out, info)]
+    shards = [shard_row(out, p, _count_rows(p)) for p in written]
+    write_card(out, info, by_split, dropped, shards)
+    return shards
+
+
+def _count_rows(path: Path) -> int:
+    if path.suffix == ".jsonl":
+        return sum(1 for line in path.read_text(encoding="utf-8").splitlines() if line)
+    return pq.ParquetFile(path).metadata.num_rows
