@@ -3,6 +3,7 @@
 from datagen.records.base import Record
 from datagen.records.core import ClusterRow, CodeFile, FileRow, RunRow, ShardRow
 from datagen.records.pack import PackOutputRow, RepoDocRow, RepoOrderRow, TokenCountRow
+from datagen.records.score import AttemptRow, DifficultyRow, ScoreRow
 from datagen.records.tasks import RunResult, TaskRecord, ValidationRow
 from datagen.records.teacher import TeacherCall
 
@@ -10,7 +11,7 @@ from datagen.records.teacher import TeacherCall
 TABLES: list[type[Record]] = [
     RunRow, FileRow, ShardRow, ValidationRow, TeacherCall,
     RepoOrderRow, RepoDocRow, TokenCountRow, PackOutputRow,
-    ClusterRow,
+    ClusterRow, ScoreRow, AttemptRow, DifficultyRow,
 ]
 # Records that are rows of an output dataset rather than manifest tables.
 DATASET_RECORDS: list[type[Record]] = [CodeFile, TaskRecord]
@@ -18,5 +19,5 @@ DATASET_RECORDS: list[type[Record]] = [CodeFile, TaskRecord]
 __all__ = [
     "Record", "RunRow", "FileRow", "ShardRow", "ClusterRow", "CodeFile", "TaskRecord", "RunResult",
     "ValidationRow", "TeacherCall", "RepoOrderRow", "RepoDocRow", "TokenCountRow", "PackOutputRow",
-    "TABLES", "DATASET_RECORDS",
+    "ScoreRow", "AttemptRow", "DifficultyRow", "TABLES", "DATASET_RECORDS",
 ]
