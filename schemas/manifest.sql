@@ -174,5 +174,6 @@ CREATE TABLE IF NOT EXISTS difficulty (
     wilson_low DOUBLE,
     wilson_high DOUBLE,
     pass_vector BOOLEAN[] NOT NULL,
+    error VARCHAR,
     PRIMARY KEY (run_id, instance_id, policy_id)
 );

@@ -60,3 +60,5 @@ class DifficultyRow(Record):
     wilson_low: float | None = Field(description="lower end of the Wilson score interval")
     wilson_high: float | None = Field(description="upper end of the Wilson score interval")
     pass_vector: list[bool] = Field(description="attempt i passed, in sample order")
+    error: str | None = Field(None, description="why the task could not be attempted "
+                              "(e.g. 'env_setup_failed'); passes is then null")
