@@ -9,7 +9,8 @@ from datagen.config.score import DifficultyConfig
 from datagen.score.difficulty import band_decision, changed_lines, wilson_interval
 from datagen.score.patches import extract_diff, file_changes, forbidden_operation, is_test_path
 
-# Published 95% Wilson intervals (e.g. Newcombe 1998, table I; Brown, Cai & DasGupta 2001).
+
+# 95% Wilson intervals to 4 places (81/263 is the worked example of Newcombe 1998, Stat Med).
 @pytest.mark.parametrize(("passes", "k", "low", "high"), [
     (0, 10, 0.0, 0.2775),
     (1, 10, 0.0179, 0.4042),
