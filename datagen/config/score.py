@@ -30,9 +30,10 @@ class PerplexityConfig(StrictModel):
     base_url: str | None = Field(None, description="endpoint back end: the server, e.g. .../v1")
     api_key_env: str | None = Field(
         "OPENAI_API_KEY", description="endpoint back end: environment variable with the key")
-    batch_tokens: int = Field(
-        16384, ge=1, description="transformers: padded tokens per forward pass (texts are "
-        "sorted by length and bucketed so padding stays inside a bucket)")
+    batch_tokens: int | None = Field(
+        None, ge=1, description="transformers: padded tokens per forward pass (texts are "
+        "sorted by length and bucketed so padding stays inside a bucket); default 16384 on "
+        "CUDA, 2048 on CPU (larger CPU batches fall out of the caches)")
     max_length: int | None = Field(
         2048, ge=2, description="score only the first N tokens of a text (null: all)")
     device: str = Field("auto", description="transformers: 'auto' (cuda if available), 'cpu', 'cuda:1'")

@@ -2,8 +2,11 @@
 
 Throughput comes from batching by length: texts are sorted by token count and cut into
 buckets whose padded size (rows x longest row) fits ``batch_tokens``, so padding stays
-within a bucket of near-equal lengths. Weights are bfloat16 on CUDA ('auto'); the
-log-softmax is always computed in float32. Scores come back in input order.
+within a bucket of near-equal lengths. Padding goes on the right and no attention mask is
+passed: causal attention never lets a real token see a pad on its right, and without a
+mask the attention runs its fused causal kernel. Only real positions reach the loss.
+Weights are bfloat16 on CUDA ('auto'); the log-softmax is always computed in float32.
+Scores come back in input order.
 """
 
 from __future__ import annotations
@@ -74,7 +77,8 @@ class TransformersScorer:
         ids = self.encode(texts)
         out = [math.nan] * len(ids)
         scorable = [i for i, row in enumerate(ids) if len(row) >= 2]
-        for bucket in length_buckets([len(ids[i]) for i in scorable], self.cfg.batch_tokens):
+        budget = self.cfg.batch_tokens or (16384 if self.device.startswith("cuda") else 2048)
+        for bucket in length_buckets([len(ids[i]) for i in scorable], budget):
             rows = [scorable[j] for j in bucket]
             for i, value in zip(rows, self._batch([ids[i] for i in rows]), strict=True):
                 out[i] = value
@@ -93,18 +97,20 @@ class TransformersScorer:
             mask[n, : len(row)] = 1
         ids, mask = ids.to(self.device), mask.to(self.device)
         with torch.inference_mode():
-            logits = self.model(input_ids=ids, attention_mask=mask).logits[:, :-1]
-            targets, weights = ids[:, 1:], mask[:, 1:].float()
-            # the float32 copy of the logits is made a few rows at a time (~1 GiB at most)
-            step = max(1, (1 << 28) // max(1, logits.shape[1] * logits.shape[2]))
-            sums = []
-            for start in range(0, len(rows), step):
-                chunk = logits[start: start + step].float()
-                nll = F.cross_entropy(chunk.transpose(1, 2), targets[start: start + step],
+            # No attention mask: with right padding and causal attention no real token sees a
+            # pad, and without a mask the attention takes its fused causal path (much faster).
+            logits = self.model(input_ids=ids).logits[:, :-1]
+            valid = mask[:, 1:].bool()  # positions that predict a real token
+            picked, targets = logits[valid], ids[:, 1:][valid]  # (tokens, vocab), row-major
+            rows_of = torch.arange(len(rows), device=ids.device).unsqueeze(1).expand_as(valid)[valid]
+            totals = torch.zeros(len(rows), dtype=torch.float64, device=ids.device)
+            # the float32 copy of the logits is made a slice at a time (~1 GiB at most)
+            step = max(1, (1 << 28) // picked.shape[-1])
+            for start in range(0, picked.shape[0], step):
+                nll = F.cross_entropy(picked[start: start + step].float(), targets[start: start + step],
                                       reduction="none")
-                sums.append((nll * weights[start: start + step]).sum(dim=1).double())
-            totals = torch.cat(sums).tolist()
-        return [math.exp(total / (len(row) - 1)) for total, row in zip(totals, rows, strict=True)]
+                totals.index_add_(0, rows_of[start: start + step], nll.double())
+        return [math.exp(total / (len(row) - 1)) for total, row in zip(totals.tolist(), rows, strict=True)]
 
 def _dtype(torch: Any, name: str, device: str) -> Any:
     if name == "auto":
