@@ -141,6 +141,43 @@ CREATE TABLE IF NOT EXISTS clusters (
     PRIMARY KEY (run_id, cluster_id)
 );
 
+CREATE TABLE IF NOT EXISTS scores (
+    run_id VARCHAR NOT NULL,
+    item_id VARCHAR NOT NULL,
+    scorer VARCHAR NOT NULL,
+    kind VARCHAR NOT NULL,
+    value DOUBLE,
+    PRIMARY KEY (run_id, item_id, scorer, kind)
+);
+
+CREATE TABLE IF NOT EXISTS attempts (
+    run_id VARCHAR NOT NULL,
+    instance_id VARCHAR NOT NULL,
+    policy_id VARCHAR NOT NULL,
+    sample BIGINT NOT NULL,
+    passed BOOLEAN NOT NULL,
+    reason VARCHAR,
+    patch VARCHAR NOT NULL,
+    hint VARCHAR,
+    duration_s DOUBLE NOT NULL,
+    tokens BIGINT NOT NULL,
+    PRIMARY KEY (run_id, instance_id, policy_id, sample)
+);
+
+CREATE TABLE IF NOT EXISTS difficulty (
+    run_id VARCHAR NOT NULL,
+    instance_id VARCHAR NOT NULL,
+    policy_id VARCHAR NOT NULL,
+    k BIGINT NOT NULL,
+    passes BIGINT,
+    pass_rate DOUBLE,
+    wilson_low DOUBLE,
+    wilson_high DOUBLE,
+    pass_vector BOOLEAN[] NOT NULL,
+    error VARCHAR,
+    PRIMARY KEY (run_id, instance_id, policy_id)
+);
+
 CREATE TABLE IF NOT EXISTS pool (
     instruction_id VARCHAR NOT NULL,
     task_id VARCHAR NOT NULL,

@@ -4,6 +4,7 @@ from datagen.records.base import Record
 from datagen.records.core import DROP_REASONS, ClusterRow, CodeFile, DropReason, FileRow, RunRow, ShardRow, reason_key
 from datagen.records.pack import PackOutputRow, RepoDocRow, RepoOrderRow, TokenCountRow
 from datagen.records.pool import AuxCheck, ChatMessage, LedgerRow, PoolDropRow, PoolRow, PoolTaskInput
+from datagen.records.score import AttemptRow, DifficultyRow, ScoreRow
 from datagen.records.tasks import RunResult, TaskRecord, ValidationRow
 from datagen.records.teacher import TeacherCall
 
@@ -12,6 +13,7 @@ TABLES: list[type[Record]] = [
     RunRow, FileRow, ShardRow, ValidationRow, TeacherCall,
     RepoOrderRow, RepoDocRow, TokenCountRow, PackOutputRow,
     ClusterRow,
+    ScoreRow, AttemptRow, DifficultyRow,
     PoolRow, PoolDropRow, LedgerRow,
 ]
 # Records that are rows of an output dataset rather than manifest tables.
@@ -20,6 +22,7 @@ DATASET_RECORDS: list[type[Record]] = [CodeFile, TaskRecord]
 __all__ = [
     "Record", "RunRow", "FileRow", "ShardRow", "ClusterRow", "CodeFile", "TaskRecord", "RunResult",
     "ValidationRow", "TeacherCall", "RepoOrderRow", "RepoDocRow", "TokenCountRow", "PackOutputRow",
+    "ScoreRow", "AttemptRow", "DifficultyRow",
     "PoolRow", "PoolDropRow", "LedgerRow", "ChatMessage", "AuxCheck", "PoolTaskInput",
     "TABLES", "DATASET_RECORDS", "DropReason", "DROP_REASONS", "reason_key",
 ]

@@ -1,0 +1,29 @@
+"""Scorers shared by builds: perplexity of texts under a scorer model (transformers, vLLM,
+or an OpenAI-compatible endpoint) and difficulty (K policy attempts graded in the sandbox),
+with directed feedback for failed attempts.
+
+Scorers only score; the build that calls them decides (thresholds, ``band_decision``) and
+records why. torch, transformers and vllm are imported in a scorer's ``load()`` only.
+
+    scorer = get_scorer(recipe.perplexity)
+    values = scorer.score([t.problem_statement for t in tasks])      # ScoreRow(scorer=scorer.name)
+    report = DifficultyScorer(recipe.difficulty, make_teacher(recipe.policy), sandbox,
+                              limits=..., env=...).score(tasks_with_bases, run_id)
+    kept, reason = band_decision(row.passes, row.k, recipe.difficulty)
+"""
+
+from datagen.score.attempt import AttemptResult
+from datagen.score.difficulty import (
+    DifficultyReport,
+    DifficultyScorer,
+    band_decision,
+    best_attempts,
+    wilson_interval,
+)
+from datagen.score.feedback import hint_for
+from datagen.score.perplexity import PerplexityScorer, get_scorer, perplexity, scorer_name
+
+__all__ = [
+    "AttemptResult", "DifficultyReport", "DifficultyScorer", "PerplexityScorer", "band_decision",
+    "best_attempts", "get_scorer", "hint_for", "perplexity", "scorer_name", "wilson_interval",
+]
