@@ -3,14 +3,14 @@
 from datagen.records.base import Record
 from datagen.records.core import ClusterRow, CodeFile, FileRow, RunRow, ShardRow
 from datagen.records.pack import PackOutputRow, RepoDocRow, RepoOrderRow, TokenCountRow
-from datagen.records.tasks import RunResult, TaskRecord, ValidationRow
+from datagen.records.tasks import CandidateRow, RepoBaselineRow, RunResult, TaskRecord, TaskRow, ValidationRow
 from datagen.records.teacher import TeacherCall
 
 # Every manifest table, in DDL order. Later builds append their records here.
 TABLES: list[type[Record]] = [
     RunRow, FileRow, ShardRow, ValidationRow, TeacherCall,
     RepoOrderRow, RepoDocRow, TokenCountRow, PackOutputRow,
-    ClusterRow,
+    ClusterRow, RepoBaselineRow, CandidateRow, TaskRow,
 ]
 # Records that are rows of an output dataset rather than manifest tables.
 DATASET_RECORDS: list[type[Record]] = [CodeFile, TaskRecord]
@@ -18,5 +18,5 @@ DATASET_RECORDS: list[type[Record]] = [CodeFile, TaskRecord]
 __all__ = [
     "Record", "RunRow", "FileRow", "ShardRow", "ClusterRow", "CodeFile", "TaskRecord", "RunResult",
     "ValidationRow", "TeacherCall", "RepoOrderRow", "RepoDocRow", "TokenCountRow", "PackOutputRow",
-    "TABLES", "DATASET_RECORDS",
+    "CandidateRow", "TaskRow", "RepoBaselineRow", "TABLES", "DATASET_RECORDS",
 ]
