@@ -32,6 +32,9 @@ _JS_LOGICAL = frozenset({"&&", "||", "??"})
 _JS_FUNCTION_VALUES = frozenset({"arrow_function", "function_expression", "function", "generator_function"})
 _JS_DEFS = frozenset({"function_declaration", "generator_function_declaration", "class_declaration",
                       "abstract_class_declaration", "method_definition"})
+# node types an entity's span can be (its outermost node)
+ENTITY_NODES = _JS_DEFS | {"decorated_definition", "function_definition", "class_definition",
+                           "lexical_declaration", "variable_declaration"}
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from datagen.synth.entities import Entity, parse
+from datagen.synth.entities import ENTITY_NODES, Entity, parse
 
 Edit = tuple[int, int, str]
 Node = Any  # tree_sitter.Node
@@ -49,7 +49,7 @@ class Source:
         """The node spanning exactly ``entity`` (None when the text has changed under it)."""
         node = self.tree.root_node.descendant_for_byte_range(entity.start_byte, entity.end_byte)
         while node is not None and (node.start_byte, node.end_byte) == (entity.start_byte, entity.end_byte):
-            if node.parent is None or node.parent.byte_range != node.byte_range:
+            if node.type in ENTITY_NODES:
                 return node
             node = node.parent
         return None
