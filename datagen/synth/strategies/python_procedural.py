@@ -115,11 +115,22 @@ class BooleanChainBreak(PyExpr):
         return [(site.start_byte, site.end_byte, src.text_of(keep))]
 
 
-def plus_minus_one(src: Source, node: Node, rng: random.Random) -> str:
+def int_value(text: str) -> int | None:
+    """The value of a Python integer literal; None for imaginary ones (``2j``) and oddities."""
+    if text[-1:] in ("j", "J", "l", "L"):
+        return None
+    try:
+        return int(text, 0)
+    except ValueError:  # e.g. "0123", which tree-sitter accepts and Python does not
+        return None
+
+
+def plus_minus_one(src: Source, node: Node, rng: random.Random) -> str | None:
     """The text of ``node`` plus or minus one (integer literals are recomputed)."""
     delta = rng.choice((1, -1))
     if node.type == "integer":
-        return str(int(src.text_of(node), 0) + delta)
+        value = int_value(src.text_of(node))
+        return None if value is None else str(value + delta)
     text = src.text_of(node)
     if node.type not in ("identifier", "attribute", "call", "subscript", "binary_operator"):
         text = f"({text})"
@@ -131,6 +142,7 @@ class OffByOne(PyExpr):
     name = "py_off_by_one_v1"
     explanation = "Introduce an off-by-one: an integer literal, a range() bound or a slice bound moves by one."
     requires = frozenset({"integer", "slice"})
+    site_types = frozenset({"integer", "identifier", "attribute", "call", "subscript", "binary_operator"})
 
     def sites(self, src: Source, node: Node) -> list[Node]:
         found = []
@@ -139,10 +151,9 @@ class OffByOne(PyExpr):
                 found.append(n)
         return found
 
-    site_types = frozenset({"integer", "identifier", "attribute", "call", "subscript", "binary_operator"})
-
     def edit(self, src: Source, site: Node, rng: random.Random) -> list[Edit] | None:
-        return [(site.start_byte, site.end_byte, plus_minus_one(src, site, rng))]
+        new = plus_minus_one(src, site, rng)
+        return None if new is None else [(site.start_byte, site.end_byte, new)]
 
 
 def _is_bound(src: Source, node: Node) -> bool:
@@ -163,7 +174,9 @@ def literal_variant(src: Source, node: Node, rng: random.Random) -> str | None:
     if node.type == "none":
         return "False"
     if node.type == "integer":
-        value = int(text, 0)
+        value = int_value(text)
+        if value is None:
+            return None
         options = sorted({value * 2, value // 2, 0, 1, -value} - {value})
         return str(rng.choice(options))
     if node.type == "float":
