@@ -37,7 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from datagen.config.curate import NearDedupConfig  # noqa: E402
 from datagen.curate.near_dedup import near_dedup  # noqa: E402
-from datagen.curate.plant import planted_copy  # noqa: E402
+from tests.curate.plant import planted_copy  # noqa: E402
 
 
 class WhitespaceTokenizer(WordTokenizer):

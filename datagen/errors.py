@@ -1,10 +1,15 @@
-"""The few error classes datagen raises (see STYLE.md, point 6).
+"""The few error classes datagen raises (a user error, a skipped item, bugs).
 
-- ``UserError``: bad input or recipe; the CLI prints the message alone, no traceback.
+- ``UserError``: bad input or recipe, or a failure the user can act on; the CLI prints the
+  message alone on one line (exit 2), no traceback (``--debug`` shows it).
+- ``StageIncomplete``: a ``UserError`` for a build stage whose tasks did not all finish;
+  the message says where the task logs are, and running the build again resumes it.
 - ``SkipItem``: one file/candidate/instruction cannot be processed; the caller records
   the reason in the manifest and carries on.
-- ``RetryableError``: a transient failure (network, 5xx); callers may retry.
 - Anything else is a bug and surfaces with its traceback under ``--debug``.
+
+Transient failures (a teacher endpoint's 5xx) are retried where they happen
+(``datagen.teachers``), so they need no class of their own.
 """
 
 
@@ -16,6 +21,10 @@ class UserError(DatagenError):
     """Bad input, recipe or flag: the message is shown to the user as is."""
 
 
+class StageIncomplete(UserError):
+    """Some tasks of a build stage did not complete (their logs say why)."""
+
+
 class SkipItem(DatagenError):
     """One item cannot be processed; ``reason`` goes to the manifest."""
 
@@ -23,10 +32,6 @@ class SkipItem(DatagenError):
         super().__init__(f"{reason}: {detail}" if detail else reason)
         self.reason = reason
         self.detail = detail
-
-
-class RetryableError(DatagenError):
-    """A transient failure worth retrying."""
 
 
 def install_hint(package: str, extra: str) -> str:

@@ -2,14 +2,27 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import typer
 
+from datagen.config.cpt import CptCorpusRecipe
+
 app = typer.Typer(help="Run a build (writes data shards and <out>/manifest.duckdb).", no_args_is_help=True)
 
 
-@app.command("cpt-corpus")
+def recipe_help(model: type) -> str:
+    """The recipe keys of a build, for its --help: what --set accepts, with defaults."""
+    from datagen.config.base import recipe_keys
+
+    lines = ["Recipe keys (--set KEY=VALUE; defaults as in the bundled recipe):", ""]
+    for key, default, description in recipe_keys(model):
+        lines.append(f"  {key} = {json.dumps(default)}" + (f"  -- {description}" if description else ""))
+    return "\n\n".join(lines)
+
+
+@app.command("cpt-corpus", epilog=recipe_help(CptCorpusRecipe))
 def cpt_corpus(
     paths: list[str] = typer.Argument(None, metavar="[PATH]...", help="More inputs (same as --input)."),
     input: list[str] = typer.Option(
@@ -44,8 +57,8 @@ def cpt_corpus(
 
       datagen build cpt-corpus --set pack.tokenizer=/models/tok --set pack.holdout_fraction=0.01
     """
+    from datagen.builds.cpt_corpus import run_cpt_corpus
     from datagen.cli.summary import print_build_summary
-    from datagen.pipelines.cpt_corpus import run_cpt_corpus
 
     result = run_cpt_corpus(
         inputs=_split_inputs((input or []) + (paths or [])), output=output, recipe=recipe,

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import datetime as dt
-import hashlib
 import json
 import sys
 from pathlib import Path
@@ -100,47 +98,11 @@ def run_command(
 
       datagen sql out "SELECT status, count(*), sum(completion_tokens) FROM teacher_calls GROUP BY ALL"
     """
-    from datagen import __version__
-    from datagen.config.base import recipe_hash
-    from datagen.errors import UserError
-    from datagen.manifest import Manifest
-    from datagen.records import RunRow, TeacherCall
-    from datagen.teachers import make_teacher
-    from datagen.teachers.accounting import CallJournal, journal_path
-    from datagen.teachers.batchio import run_file
+    from datagen.builds.commands import teacher_run
 
     config, _ = _config(recipe, set_, base_url=base_url, model=model, backend=backend)
-    if not prompts.is_file():
-        raise UserError(f"no such file: {prompts}")
-    if out.resolve() == prompts.resolve():
-        raise UserError(f"--out {out} is the input file: write the results elsewhere")
-    digest = hashlib.sha256(prompts.read_bytes()).hexdigest()
-    run_id = hashlib.sha256(f"{recipe_hash(config)}:{digest}".encode()).hexdigest()[:16]
-    where = manifest or out.parent
-    journal = CallJournal(journal_path(where))
-
-    def record(status: str, started: dt.datetime, calls: list) -> None:
-        # a killed earlier run left its paid rows in the journal: they go in first, once
-        with Manifest(where, tables=[RunRow, TeacherCall]) as db:
-            journal.fold(db)
-            db.insert(TeacherCall, calls)
-            db.upsert(RunRow, RunRow(
-                run_id=run_id, command="teacher run", recipe_json=config.model_dump_json(),
-                recipe_hash=recipe_hash(config), datagen_version=__version__,
-                started_at=started, status=status,
-                finished_at=dt.datetime.now(dt.UTC).replace(tzinfo=None)
-                if status != "running" else None))
-
-    started = dt.datetime.now(dt.UTC).replace(tzinfo=None)
-    record("running", started, [])
-    teacher = make_teacher(config, run_id=run_id, journal=journal)
     show = sys.stderr.isatty() if progress is None else progress
-    try:
-        counts = run_file(teacher, prompts, out, progress=show)
-    except BaseException:  # interrupted or broken: the run row says so, paid calls are kept
-        record("failed", started, teacher.take_calls())
-        raise
-    record("finished", started, teacher.take_calls())
+    counts = teacher_run(config, prompts, out, manifest, progress=show)
     if not counts["lines"]:
         typer.echo(f"{prompts} has no request lines: wrote an empty {out}")
         return

@@ -119,6 +119,20 @@ def load_yaml_pack(name: str | Path) -> Any:
     return _read_yaml(path)
 
 
+def recipe_keys(model: type[BaseModel], prefix: str = "") -> list[tuple[str, Any, str]]:
+    """Every leaf key of a recipe model as (dotted key, default, description), in field
+    order: what ``--set`` accepts, for a build's ``--help``."""
+    keys: list[tuple[str, Any, str]] = []
+    defaults = model().model_dump(mode="json")
+    for name, info in model.model_fields.items():
+        kind = info.annotation
+        if isinstance(kind, type) and issubclass(kind, BaseModel):
+            keys += recipe_keys(kind, f"{prefix}{name}.")
+        else:
+            keys.append((prefix + name, defaults[name], info.description or ""))
+    return keys
+
+
 def canonical_json(obj: Any) -> str:
     return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
 

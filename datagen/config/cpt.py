@@ -7,7 +7,7 @@ from typing import Literal
 from pydantic import Field
 
 from datagen.config.base import StrictModel
-from datagen.config.curate import DecontamConfig, NearDedupConfig, SecretsConfig, SyntaxConfig
+from datagen.config.curate import DecontamConfig, NearDedupConfig, QualityConfig, SecretsConfig, SyntaxConfig
 from datagen.config.pack import PackConfig
 
 
@@ -21,11 +21,6 @@ class CrawlConfig(StrictModel):
     allow_unknown_license: bool | None = Field(None, description="None: the rule pack's default")
     repo_names: dict[str, str] = Field(default_factory=dict, description="input path -> repo name")
     files_per_task: int = Field(2000, gt=0, description="files per datatrove task (crawl stage)")
-
-
-class QualityConfig(StrictModel):
-    enabled: bool = True
-    rules: str = "quality.yaml"
 
 
 class DedupConfig(StrictModel):
@@ -48,7 +43,10 @@ class CardConfig(StrictModel):
 
 class CptCorpusRecipe(StrictModel):
     name: str = "cpt-corpus"
-    inputs: list[str] = Field(default_factory=list, description="dirs / git repos / globs")
+    inputs: list[str] = Field(
+        default_factory=lambda: ["sample_data/*"],
+        description="dirs / git repos / globs (sample_data/: the bundled repos)",
+    )
     output: str = "out/cpt-corpus"
     workers: int = Field(1, ge=1)
     crawl: CrawlConfig = CrawlConfig()

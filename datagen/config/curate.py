@@ -1,10 +1,17 @@
-"""Recipe sections of the CPT curation steps (near-dedup, syntax, secrets, decontamination)."""
+"""Recipe sections of the CPT curation steps (quality, near-dedup, syntax, secrets, decontamination)."""
 
 from __future__ import annotations
 
 from pydantic import Field, model_validator
 
 from datagen.config.base import StrictModel
+
+
+class QualityConfig(StrictModel):
+    """StarCoder-style quality heuristics with thresholds per language."""
+
+    enabled: bool = True
+    rules: str = Field("quality.yaml", description="rule pack in filters/ (thresholds per language)")
 
 
 class NearDedupConfig(StrictModel):

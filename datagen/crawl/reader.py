@@ -20,6 +20,7 @@ from datagen.config.cpt import CrawlConfig
 from datagen.crawl.language import detect_language
 from datagen.crawl.rules import CrawlRules
 from datagen.crawl.sources import file_id
+from datagen.records import DropReason
 
 
 def normalize(text: str) -> str:
@@ -62,7 +63,9 @@ class GitBlobStream:
         self.proc.wait()
 
 
-def inspect_content(data: bytes, path: str, lang: str | None, rules: CrawlRules) -> tuple[str | None, str, str | None]:
+def inspect_content(
+    data: bytes, path: str, lang: str | None, rules: CrawlRules
+) -> tuple[DropReason | None, str, str | None]:
     """Content checks of one file: (reason or None, decoded text, language)."""
     if not data:
         return "empty", "", lang

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from datagen.config.base import load_yaml_pack
 from datagen.config.cpt import CrawlConfig
 from datagen.errors import UserError
+from datagen.records import DropReason
 
 
 @dataclass(frozen=True)
@@ -69,7 +70,7 @@ class CrawlRules:
             return self.allow_unknown_license
         return spdx in self.allowed_licenses
 
-    def name_skip(self, path: str) -> str | None:
+    def name_skip(self, path: str) -> DropReason | None:
         """Reason to skip a file from its path alone, or None."""
         parts = path.split("/")
         if any(p in self.skip_dirs for p in parts[:-1]):

@@ -44,7 +44,7 @@ class ListedFile:
     repo: str
     path: str
     size: int
-    skip: str | None = None
+    skip: str | None = None  # a DropReason, with ": detail" for broken_repo
     lang: str | None = None
     git_oid: str | None = None
     extra: dict = field(default_factory=dict)

@@ -3,15 +3,24 @@
 Every file the crawl sees flows through the steps as a datatrove ``Document`` whose
 ``metadata`` holds the ``FileRow`` fields. A step only acts on files still ``kept``; the
 others pass through untouched so that the writer records every file with its reason.
+
+A step declares the recipe section that configures it (``section``: ``cfg.<section>``,
+with an ``enabled`` switch) and the ``FileRow`` fields it writes (``writes``); the build
+wires every step of ``datagen.curate.steps.FILE_STEPS`` the same way.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
 from datatrove.data import Document, DocumentsPipeline
 from datatrove.pipeline.base import PipelineStep
 
+from datagen.records import DropReason
 
-def drop(doc: Document, reason: str, detail: str | None = None) -> None:
+
+def drop(doc: Document, reason: DropReason, detail: str | None = None) -> None:
     """Mark ``doc`` dropped. ``reason`` is a short stable key (it becomes a stats key)."""
     doc.metadata["decision"] = "dropped"
     doc.metadata["reason"] = reason if not detail else f"{reason}: {detail}"
@@ -21,14 +30,29 @@ def is_kept(doc: Document) -> bool:
     return doc.metadata.get("decision") == "kept"
 
 
+@dataclass(frozen=True)
+class StepContext:
+    """What the build knows that a step may need besides its recipe section."""
+
+    remotes: dict[str, str] = field(default_factory=dict)  # repo name -> git remote URL
+
+
 class FileStep(PipelineStep):
     """Base of per-file steps: implement ``process(doc)``; the base does the plumbing.
 
-    ``process`` may set score fields in ``doc.metadata`` (each must be a ``FileRow``
-    field), edit ``doc.text`` (e.g. redaction), or call ``drop(doc, reason)``.
+    ``process`` may set the fields named in ``writes`` (each a ``FileRow`` field; the crawl
+    writer refuses any other), edit ``doc.text`` (e.g. redaction), or call
+    ``drop(doc, reason)``.
     """
 
     type = "🧹 - CURATE"
+    section: ClassVar[str]  # the recipe section that configures this step
+    writes: ClassVar[tuple[str, ...]] = ()
+
+    @classmethod
+    def from_recipe(cls, config: Any, context: StepContext) -> FileStep:
+        """The step for its recipe section (override to use ``context``)."""
+        return cls(config)
 
     def run(self, data: DocumentsPipeline, rank: int = 0, world_size: int = 1) -> DocumentsPipeline:
         for doc in data:

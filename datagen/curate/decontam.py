@@ -26,7 +26,7 @@ from datatrove.data import Document
 
 from datagen.config import load_yaml_pack
 from datagen.config.curate import BenchmarkSource, DecontamConfig
-from datagen.curate.base import FileStep, drop
+from datagen.curate.base import FileStep, StepContext, drop
 from datagen.errors import UserError
 
 WORD = re.compile(r"\w+")
@@ -169,6 +169,12 @@ class DecontamStep(FileStep):
     texts (``contaminated``), recording the source and the matching span."""
 
     name = "decontamination"
+    section = "decontam"
+    writes = ("contamination_source", "contamination_span")
+
+    @classmethod
+    def from_recipe(cls, config: DecontamConfig, context: StepContext) -> DecontamStep:
+        return cls(config, context.remotes)
 
     def __init__(self, cfg: DecontamConfig, remotes: dict[str, str] | None = None):
         super().__init__()

@@ -13,7 +13,9 @@ from dataclasses import dataclass
 from datatrove.data import Document
 
 from datagen.config.base import load_yaml_pack
+from datagen.config.curate import QualityConfig
 from datagen.curate.base import FileStep, drop
+from datagen.records import DropReason
 
 _NOT_ALNUM = re.compile(r"[\W_]+")  # what str.isalnum() rejects, removed in C, not per character
 _ASCII_NOT_ALNUM = bytes(b for b in range(128) if not chr(b).isalnum())
@@ -64,7 +66,7 @@ def quality_scores(text: str) -> dict[str, float | int]:
     }
 
 
-def quality_reason(scores: dict, t: Thresholds) -> str | None:
+def quality_reason(scores: dict, t: Thresholds) -> DropReason | None:
     if t.min_lines is not None and scores["lines"] < t.min_lines:
         return "too_few_lines"
     if t.max_line_length is not None and scores["max_line_length"] > t.max_line_length:
@@ -78,18 +80,20 @@ def quality_reason(scores: dict, t: Thresholds) -> str | None:
     return None
 
 
-class QualityFilter(FileStep):
+class QualityStep(FileStep):
     """Writes the quality scores of every kept file and drops those over a threshold."""
 
     name = "quality"
+    section = "quality"
+    writes = ("max_line_length", "avg_line_length", "alnum_fraction")
 
-    def __init__(self, rules: str = "quality.yaml"):
+    def __init__(self, cfg: QualityConfig):
         super().__init__()
-        self.thresholds = load_thresholds(rules)
+        self.thresholds = load_thresholds(cfg.rules)
 
     def process(self, doc: Document) -> None:
         scores = quality_scores(doc.text)
-        for key in ("max_line_length", "avg_line_length", "alnum_fraction"):
+        for key in self.writes:
             doc.metadata[key] = scores[key]
         t = self.thresholds.get(doc.metadata.get("lang") or "*", self.thresholds["*"])
         reason = quality_reason(scores, t)

@@ -237,6 +237,8 @@ class SecretsStep(FileStep):
     ``secret_kinds`` (JSON counts per kind, null when nothing was found)."""
 
     name = "secrets and PII"
+    section = "secrets"
+    writes = ("secrets_redacted", "secret_kinds")
 
     def __init__(self, cfg: SecretsConfig):
         super().__init__()

@@ -79,6 +79,8 @@ class SyntaxStep(FileStep):
     Languages without a grammar keep a null score."""
 
     name = "syntax check"
+    section = "syntax"
+    writes = ("syntax_error_ratio",)
 
     def __init__(self, cfg: SyntaxConfig):
         super().__init__()

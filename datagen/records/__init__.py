@@ -1,7 +1,7 @@
 """Typed records (source of ``schemas/``). Import record classes from here."""
 
 from datagen.records.base import Record
-from datagen.records.core import ClusterRow, CodeFile, FileRow, RunRow, ShardRow
+from datagen.records.core import DROP_REASONS, ClusterRow, CodeFile, DropReason, FileRow, RunRow, ShardRow, reason_key
 from datagen.records.pack import PackOutputRow, RepoDocRow, RepoOrderRow, TokenCountRow
 from datagen.records.tasks import CandidateRow, RepoBaselineRow, RunResult, TaskRecord, TaskRow, ValidationRow
 from datagen.records.teacher import TeacherCall
@@ -18,5 +18,6 @@ DATASET_RECORDS: list[type[Record]] = [CodeFile, TaskRecord]
 __all__ = [
     "Record", "RunRow", "FileRow", "ShardRow", "ClusterRow", "CodeFile", "TaskRecord", "RunResult",
     "ValidationRow", "TeacherCall", "RepoOrderRow", "RepoDocRow", "TokenCountRow", "PackOutputRow",
-    "CandidateRow", "TaskRow", "RepoBaselineRow", "TABLES", "DATASET_RECORDS",
+    "CandidateRow", "TaskRow", "RepoBaselineRow", "TABLES", "DATASET_RECORDS", "DropReason", "DROP_REASONS",
+    "reason_key",
 ]

@@ -3,11 +3,33 @@
 from __future__ import annotations
 
 import datetime as dt
-from typing import Literal
+from typing import Literal, get_args
 
 from pydantic import Field
 
 from datagen.records.base import Record
+
+DropReason = Literal[
+    # listing: path, size and repo alone
+    "gitignored", "vendored", "skipped_dir", "symlink", "not_regular_file", "submodule",
+    "too_large", "binary", "generated", "minified", "license", "unreadable",
+    "broken_repo", "empty_repo",
+    # crawl: content checks
+    "empty", "invalid_utf8", "unknown_lang",
+    # per-file steps
+    "too_few_lines", "max_line_length", "avg_line_length", "alnum_fraction", "data_lines",
+    "eval_repo", "contaminated", "syntax_errors",
+    # global decisions
+    "exact_duplicate", "near_duplicate",
+]
+"""Why a file was dropped: ``files.reason`` is one of these, optionally followed by
+``": detail"`` (e.g. ``broken_repo: fatal: not a git repository``)."""
+DROP_REASONS: tuple[str, ...] = get_args(DropReason)
+
+
+def reason_key(reason: str) -> str:
+    """The ``DropReason`` of a ``files.reason`` value (the part before any detail)."""
+    return reason.split(":", 1)[0]
 
 
 class RunRow(Record):

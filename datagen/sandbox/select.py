@@ -1,4 +1,12 @@
-"""Pick a back end: ``bwrap`` where it starts, else the subprocess fallback."""
+"""Pick a back end.
+
+- ``get_sandbox(name)``: ``bwrap`` where it starts, else the subprocess fallback (for
+  datagen's own commands, e.g. ``sandbox check`` probing the fallback).
+- ``untrusted_sandbox(name)``: for code datagen did not write (``validate``, ``sandbox
+  run``, the task and pool builds). Closed by default: ``auto`` without a working
+  bubblewrap is a one-line ``UserError`` that says how to install it or how to opt in to
+  the subprocess back end by name (unsafe: resource limits only, no isolation).
+"""
 
 from __future__ import annotations
 
@@ -9,7 +17,7 @@ from datagen.config.sandbox import BACKENDS
 from datagen.errors import UserError
 from datagen.sandbox.base import Sandbox
 from datagen.sandbox.bwrap import BwrapSandbox, bwrap_path
-from datagen.sandbox.local import SubprocessSandbox
+from datagen.sandbox.subprocess_backend import SubprocessSandbox
 
 
 @functools.cache
@@ -18,7 +26,7 @@ def bwrap_works() -> tuple[bool, str]:
     refuse it namespaces). Returns (ok, reason)."""
     path = bwrap_path()
     if path is None:
-        return False, "bwrap not found on PATH (Debian: apt-get install bubblewrap)"
+        return False, "bwrap not found on PATH"
     try:
         BwrapSandbox(path)
     except RuntimeError as exc:
@@ -51,3 +59,27 @@ def get_sandbox(name: str = "auto", warn: bool = True) -> Sandbox:
     if name == "bwrap":
         raise UserError(f"sandbox back end 'bwrap' is unavailable: {reason}")
     return SubprocessSandbox(warn=warn)
+
+
+INSTALL_HINT = "install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap)"
+OPT_IN = "--set sandbox.backend=subprocess"
+
+
+def untrusted_policy() -> str:
+    """One line: what a command that runs untrusted code does on this host (``auto``)."""
+    ok, reason = bwrap_works()
+    if ok:
+        return "untrusted code (validate, task and pool builds): runs in bwrap"
+    return (f"untrusted code (validate, task and pool builds): REFUSED with backend auto ({reason}); "
+            f"{INSTALL_HINT}, or opt in with {OPT_IN} (unsafe: resource limits only)")
+
+
+def untrusted_sandbox(name: str = "auto") -> Sandbox:
+    """The back end for code datagen did not write: bwrap, or ``subprocess`` only when it
+    is named explicitly. ``auto`` without a working bwrap is refused (``UserError``)."""
+    if name == "auto":
+        ok, reason = bwrap_works()
+        if not ok:
+            raise UserError(f"refusing to run untrusted code without isolation: {reason}; "
+                            f"{INSTALL_HINT}, or opt in with {OPT_IN} (unsafe: resource limits only)")
+    return get_sandbox(name)

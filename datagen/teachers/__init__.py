@@ -34,7 +34,7 @@ def make_teacher(config: TeacherConfig, **kwargs: Any) -> BaseTeacher:
         from datagen.teachers.vllm_backend import VllmTeacher
 
         return VllmTeacher(config, **kwargs)
-    from datagen.teachers.hf_backend import TransformersTeacher
+    from datagen.teachers.transformers_backend import TransformersTeacher
 
     return TransformersTeacher(config, **kwargs)
 

@@ -1,10 +1,14 @@
 from __future__ import annotations
 
 import pytest
+import yaml
 
-from datagen.config.base import apply_overrides, load_recipe, recipe_hash
+from datagen.config.base import apply_overrides, load_recipe, recipe_hash, recipe_keys
 from datagen.config.cpt import CptCorpusRecipe
+from datagen.config.sandbox import ValidateRecipe
+from datagen.config.teacher import TeacherConfig
 from datagen.errors import UserError
+from datagen.resources import data_dir
 
 
 def test_overrides_parse_values_as_yaml():
@@ -37,3 +41,47 @@ def test_recipe_file_errors(tmp_path):
         load_recipe(CptCorpusRecipe, bad, "cpt-corpus")
     with pytest.raises(UserError, match="recipe not found"):
         load_recipe(CptCorpusRecipe, tmp_path / "missing.yaml", "cpt-corpus")
+
+
+RECIPES = {"cpt-corpus.yaml": (CptCorpusRecipe, None), "validate.yaml": (ValidateRecipe, None),
+           "teacher.yaml": (TeacherConfig, "teacher")}
+CHOICES = {"teacher.yaml": {"base_url"}}  # the server a recipe names is its choice, not a default
+
+
+def _leaves(data: dict, prefix: str = "") -> dict:
+    out = {}
+    for key, value in data.items():
+        if isinstance(value, dict) and value:
+            out |= _leaves(value, f"{prefix}{key}.")
+        else:
+            out[prefix + key] = value
+    return out
+
+
+@pytest.mark.parametrize("name", sorted(RECIPES))
+def test_bundled_recipes_hold_the_models_defaults(name):
+    """The YAML in pipelines/ and the pydantic defaults are one set of defaults."""
+    model, section = RECIPES[name]
+    data = yaml.safe_load((data_dir("pipelines") / name).read_text())
+    data = data[section] if section else data
+    required = {k: data[k] for k, f in model.model_fields.items() if f.is_required()}  # teacher.model
+    defaults = _leaves(model(**required).model_dump(mode="json"))
+    written = _leaves(data)
+    choices = CHOICES.get(name, set())
+    assert {k: v for k, v in written.items() if defaults.get(k, v) != v and k not in choices} == {}, name
+    assert set(written) <= set(defaults), set(written) - set(defaults)
+    if section is None:  # a build's recipe spells every key out
+        assert set(defaults) - set(written) <= {k for k, v in defaults.items() if v == {}}
+
+
+def test_build_help_lists_the_recipe_keys_with_descriptions():
+    from typer.testing import CliRunner
+
+    from datagen.cli.app import app
+
+    r = CliRunner().invoke(app, ["build", "cpt-corpus", "--help"], env={"COLUMNS": "200"})
+    assert r.exit_code == 0
+    for key, _default, description in recipe_keys(CptCorpusRecipe):
+        assert key in r.stdout
+        assert description.split()[0] in r.stdout if description else True
+    assert "larger files are skipped: too_large" in r.stdout

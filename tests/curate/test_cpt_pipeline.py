@@ -11,9 +11,9 @@ import sys
 import duckdb
 import pyarrow.parquet as pq
 
-from datagen.curate.plant import planted_copy
 from tests.conftest import MIT, make_git_repo, write_tree
 from tests.curate.helpers import synthetic_python
+from tests.curate.plant import planted_copy
 from tests.curate.test_secrets import planted_secrets
 
 

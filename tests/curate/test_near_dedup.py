@@ -9,8 +9,8 @@ import pytest
 
 from datagen.config.curate import NearDedupConfig
 from datagen.curate.near_dedup import candidate_pairs, near_dedup
-from datagen.curate.plant import planted_copy, shingle_jaccard
 from tests.curate.helpers import crawl_row, synthetic_python, write_crawl
+from tests.curate.plant import planted_copy, shingle_jaccard
 
 
 @pytest.fixture

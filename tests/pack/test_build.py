@@ -12,7 +12,7 @@ import duckdb
 import numpy as np
 import pyarrow.parquet as pq
 
-from datagen.pipelines.cpt_corpus import run_cpt_corpus
+from datagen.builds.cpt_corpus import run_cpt_corpus
 from tests.conftest import MIT, write_tree
 
 

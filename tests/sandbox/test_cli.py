@@ -60,6 +60,8 @@ def test_validate_command_replays_a_task_file(bwrap, tmp_path, calc_task):
 
     _, rows = query(out, "SELECT instance_id, status FROM validations ORDER BY instance_id")
     assert rows == [("calc__add", "valid"), ("calc__wrong", "invalid")]
+    _, runs = query(out, "SELECT command, status FROM runs")
+    assert runs == [("validate", "finished")]
 
 
 def test_check_proves_bwrap_contains_every_probe(bwrap):
@@ -107,7 +109,7 @@ def _tiny_repo(root: Path, answer: int) -> Path:
     return repo
 
 
-def test_the_documented_by_hand_example_runs_the_repo_tests(tmp_path, monkeypatch):
+def test_the_documented_by_hand_example_runs_the_repo_tests(bwrap, tmp_path, monkeypatch):
     from datagen.cli.sandbox import run as run_command
 
     args = _documented_example(run_command.__doc__)

@@ -11,6 +11,8 @@ from collections.abc import Callable, Iterator
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from datagen.errors import StageIncomplete
+
 
 def _progress(console: Console) -> Progress:
     return Progress(
@@ -75,8 +77,8 @@ def run_with_rank_progress(executor, console: Console, description: str, tasks: 
         raise error[0]
     missing = tasks - len([n for n in os.listdir(completions) if n.isdigit()]) if os.path.isdir(completions) else tasks
     if missing:
-        raise RuntimeError(f"{missing} of {tasks} {description} tasks did not complete; "
-                           f"see the task logs in {executor.logging_dir.path}/logs")
+        raise StageIncomplete(f"{missing} of {tasks} {description} tasks did not complete; "
+                              f"see the task logs in {executor.logging_dir.path}/logs")
 
 
 __all__ = ["progress_bar", "run_with_rank_progress"]

@@ -8,6 +8,8 @@ import sys
 
 import duckdb
 
+from datagen.records import DROP_REASONS, reason_key
+
 
 def test_default_build_on_sample_data(tmp_path):
     out = tmp_path / "out"
@@ -30,4 +32,5 @@ def test_default_build_on_sample_data(tmp_path):
     assert reasons["wordfreq-c/src/main.c"] == "license"
     assert reasons["tinyhttp/scripts/bump_version.py"] == "exact_duplicate"
     assert reasons["ringbuf-rs/scripts/bump_version.py"] is None
+    assert {reason_key(r) for r in reasons.values() if r} <= set(DROP_REASONS)
     assert (out / "README.md").exists() and list((out / "data").glob("train-*.parquet"))

@@ -1,8 +1,12 @@
-"""The curation steps of the CPT corpus build, as the pipeline wires them.
+"""Global dedup decisions over the crawl output, in the build's DuckDB ``files`` table.
 
-- ``file_steps``: per-file steps for the crawl stage (decontamination, syntax, secrets).
-- ``apply_near_dedup``: after exact dedup, cluster near-duplicates of the kept files and
-  record the decisions in the build's DuckDB ``files`` table (+ a ``clusters`` table).
+- ``exact_dedup``: one representative per normalized-content hash. Among kept files with
+  the same ``content_hash`` the first by (repo, path) is kept; every other copy is dropped
+  with reason ``exact_duplicate`` and ``duplicate_of`` = the kept copy's file_id.
+- ``apply_near_dedup``: after exact dedup, cluster near-duplicates of the kept files
+  (``datagen.curate.near_dedup``) and record the decisions (+ a ``clusters`` table).
+
+Both run in DuckDB, so they work out of core.
 """
 
 from __future__ import annotations
@@ -12,29 +16,32 @@ from pathlib import Path
 import duckdb
 from datatrove.executor import LocalPipelineExecutor
 
-from datagen.config.curate import DecontamConfig, NearDedupConfig, SecretsConfig, SyntaxConfig
-from datagen.curate.base import FileStep
-from datagen.curate.decontam import DecontamStep
+from datagen.config.curate import NearDedupConfig
 from datagen.curate.near_dedup import near_dedup
-from datagen.curate.secrets import SecretsStep
-from datagen.curate.syntax import SyntaxStep
 
 
-def file_steps(
-    decontam: DecontamConfig,
-    syntax: SyntaxConfig,
-    secrets: SecretsConfig,
-    remotes: dict[str, str] | None = None,
-) -> list[FileStep]:
-    """Enabled per-file steps, cheapest drop first; redaction last (it edits the text)."""
-    steps: list[FileStep] = []
-    if decontam.enabled:
-        steps.append(DecontamStep(decontam, remotes))
-    if syntax.enabled:
-        steps.append(SyntaxStep(syntax))
-    if secrets.enabled:
-        steps.append(SecretsStep(secrets))
-    return steps
+def exact_dedup(con: duckdb.DuckDBPyConnection, table: str = "files") -> int:
+    """Mark exact duplicates in ``table``; returns how many were dropped."""
+    con.execute(
+        f"""
+        CREATE OR REPLACE TEMP TABLE _exact AS
+        SELECT file_id, rep FROM (
+            SELECT file_id,
+                   first(file_id) OVER (PARTITION BY content_hash ORDER BY repo, path) AS rep
+            FROM {table}
+            WHERE decision = 'kept' AND content_hash IS NOT NULL
+        ) WHERE file_id <> rep
+        """
+    )
+    con.execute(
+        f"""
+        UPDATE {table} SET decision = 'dropped', reason = 'exact_duplicate', duplicate_of = e.rep
+        FROM _exact e WHERE {table}.file_id = e.file_id
+        """
+    )
+    (n,) = con.execute("SELECT count(*) FROM _exact").fetchone()
+    con.execute("DROP TABLE _exact")
+    return n
 
 
 def apply_near_dedup(

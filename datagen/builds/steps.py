@@ -25,11 +25,20 @@ def crawl_schema() -> pa.Schema:
     return arrow_schema(FileRow, exclude=CRAWL_EXCLUDE, extra={"text": pa.large_string()})
 
 
+class UnknownField(ValueError):
+    """A step wrote a metadata field that is not a ``FileRow`` column (a bug in the step)."""
+
+    def __init__(self, fields: list[str], path: str | None):
+        super().__init__(f"{', '.join(fields)} {'is' if len(fields) == 1 else 'are'} not FileRow "
+                         f"field(s) (file {path}): add them to FileRow and to the step's `writes`")
+
+
 class RowsParquetWriter(PipelineStep):
     """Writes every document of a rank (kept or dropped) to ``<folder>/<rank>.parquet``.
 
     The file is written under a temporary name and renamed when the rank finishes, so a
-    killed rank leaves no half file behind and is simply run again.
+    killed rank leaves no half file behind and is simply run again. A metadata key that is
+    not a column (a step writing a field ``FileRow`` lacks) is an error, not a silent drop.
     """
 
     name = "rows → parquet"
@@ -43,12 +52,15 @@ class RowsParquetWriter(PipelineStep):
     def run(self, data: DocumentsPipeline, rank: int = 0, world_size: int = 1) -> DocumentsPipeline:
         schema = crawl_schema()
         names = [f.name for f in schema if f.name != "text"]
+        columns = frozenset(names)
         os.makedirs(self.folder, exist_ok=True)
         final = Path(self.folder) / f"{rank:05d}.parquet"
         tmp = final.with_suffix(".parquet.tmp")
         batch: list[dict] = []
         with pq.ParquetWriter(tmp, schema, compression="zstd") as writer:
             for doc in data:
+                if not doc.metadata.keys() <= columns:
+                    raise UnknownField(sorted(doc.metadata.keys() - columns), doc.metadata.get("path"))
                 row = {k: doc.metadata.get(k) for k in names}
                 row["text"] = doc.text
                 batch.append(row)

@@ -17,8 +17,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from rich.console import Console
 
+from datagen.builds.progress import progress_bar
 from datagen.config.cpt import ShardsConfig
-from datagen.pipelines.progress import progress_bar
 from datagen.records import CodeFile, ShardRow
 from datagen.records.base import arrow_schema
 

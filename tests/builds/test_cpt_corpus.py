@@ -15,7 +15,7 @@ import pyarrow.parquet as pq
 import pytest
 import yaml
 
-from datagen.pipelines.cpt_corpus import run_cpt_corpus
+from datagen.builds.cpt_corpus import run_cpt_corpus
 from tests.conftest import GPL, MIT, git, make_git_repo, write_tree
 
 
@@ -184,7 +184,7 @@ def test_file_vanishing_between_listing_and_reading_is_recorded(tmp_path):
     repo = write_tree(tmp_path / "r", {"a.py": "x = 1\n"})
     import pyarrow as pa
 
-    from datagen.pipelines.cpt_corpus import LISTING_SCHEMA
+    from datagen.builds.cpt_corpus import LISTING_SCHEMA
 
     listing = tmp_path / "listing.parquet"
     row = {"repo": "r", "path": "gone.py", "size": 5, "skip": None, "lang": "python", "git_oid": None,

@@ -1,0 +1,291 @@
+"""``datagen build cpt-corpus``: repos -> curated, deduplicated parquet shards + manifest.
+
+Stages, each a function below (each resumable through the run's work folder):
+
+1. ``_list`` (main process): every file with its path-level skip reason.
+2. ``_crawl`` (datatrove, ``ceil(files / files_per_task)`` tasks): read, content checks,
+   the per-file steps of ``datagen.curate.steps.FILE_STEPS``, one parquet per rank with
+   every row.
+3. ``_decide`` (DuckDB over the crawl parquet, out of core): exact dedup, then near
+   dedup (MinHash LSH in datatrove stages, ``datagen.curate.near_dedup``).
+4. ``_write_shards``: kept files in (repo, dependency order) into size-capped shards;
+   held-out repos (``pack.holdout_*``) into the ``validation`` split.
+5. ``_pack`` (only with ``pack.tokenizer``): repo documents -> tokens -> fixed-length
+   sequences per ``pack.seq_lens`` under ``tokens/`` (``datagen.pack.corpus``).
+6. ``write_manifest`` (``datagen.builds.cpt_manifest``) + dataset card: ``files`` (every
+   file seen, with its reason), ``shards``, ``clusters``, ``repo_orders``, and with
+   packing ``repo_docs``, ``token_counts`` and ``pack_outputs``, in one transaction.
+
+The run itself (id, ``runs`` row, work folder, already-built check) is a ``BuildRun``.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import shutil
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import duckdb
+import pyarrow as pa
+import pyarrow.parquet as pq
+from rich.console import Console
+
+from datagen.builds.card import write_card
+from datagen.builds.cpt_manifest import counts, outputs_intact, write_manifest
+from datagen.builds.progress import Stopwatch, progress_bar, run_with_rank_progress
+from datagen.builds.run import BuildRun
+from datagen.builds.shards import write_text_shards
+from datagen.builds.steps import QuietLocalExecutor, RowsParquetWriter
+from datagen.config.base import load_recipe, validate
+from datagen.config.cpt import CptCorpusRecipe
+from datagen.crawl.reader import RepoFileReader
+from datagen.crawl.rules import CrawlRules
+from datagen.crawl.sources import Repo, discover, fingerprint, list_repo
+from datagen.curate.base import FileStep, StepContext
+from datagen.curate.dedup import apply_near_dedup, exact_dedup
+from datagen.curate.steps import FILE_STEPS
+from datagen.pack.corpus import check_pack_setup, pack_corpus
+from datagen.pack.ordering import RepoOrderer, split_of
+from datagen.records import PackOutputRow, Record, RepoDocRow, RepoOrderRow, ShardRow
+from datagen.records.pack import TokenCountRow
+
+LISTING_SCHEMA = pa.schema(
+    [("repo", pa.string()), ("path", pa.string()), ("size", pa.int64()), ("skip", pa.string()),
+     ("lang", pa.string()), ("git_oid", pa.string()), ("license", pa.string()),
+     ("source", pa.string()), ("root", pa.string()), ("kind", pa.string())]
+)
+
+
+@dataclass
+class BuildResult:
+    output: Path
+    run_id: str
+    skipped: bool  # True when the same build had already finished
+    seen: int = 0
+    kept: int = 0
+    kept_bytes: int = 0
+    dropped_by_reason: dict[str, int] = field(default_factory=dict)
+    shards: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+    stage_seconds: dict[str, float] = field(default_factory=dict)
+    packed: list[PackOutputRow] = field(default_factory=list)  # empty without pack.tokenizer
+
+
+@dataclass
+class _Stages:
+    """What every stage reads: the recipe, where it writes, the console and the clock."""
+
+    cfg: CptCorpusRecipe
+    out: Path
+    work: Path
+    run_id: str
+    console: Console
+    clock: Stopwatch
+
+
+def run_cpt_corpus(
+    inputs: list[str] | None = None,
+    output: str | Path | None = None,
+    recipe: str | Path | None = None,
+    overrides: list[str] | None = None,
+    workers: int | None = None,
+    force: bool = False,
+    console: Console | None = None,
+) -> BuildResult:
+    """Run the build; see the module docstring. Returns counts for the summary."""
+    t0 = time.monotonic()
+    console = console or Console(file=sys.__stderr__)
+    cfg = load_cpt_recipe(recipe, overrides, inputs=inputs, output=output, workers=workers)
+    out = Path(cfg.output)
+    clock = Stopwatch()
+    repos, listed = _list(cfg, console, clock)
+    run = BuildRun(out, "build cpt-corpus", cfg, _fingerprint(cfg, repos, listed), force)
+    if run.already_built(functools.partial(outputs_intact, out, run.run_id)):
+        console.print(f"[green]Nothing to do:[/] {out} already holds this build (run {run.run_id}). "
+                      "Use --force to rebuild.")
+        return BuildResult(output=out, run_id=run.run_id, skipped=True, seconds=time.monotonic() - t0)
+    with run:
+        result = _build(_Stages(cfg, out, run.work, run.run_id, console, clock), repos, listed)
+    result.seconds = time.monotonic() - t0
+    result.stage_seconds = clock.seconds
+    return result
+
+
+def load_cpt_recipe(recipe: str | Path | None, overrides: list[str] | None, *, inputs: list[str] | None = None,
+                    output: str | Path | None = None, workers: int | None = None) -> CptCorpusRecipe:
+    """The recipe, ``--set`` overrides, then the flags (validated like recipe fields, so
+    ``--workers 0`` is refused)."""
+    cfg, _ = load_recipe(CptCorpusRecipe, recipe, "cpt-corpus", overrides)
+    update = {k: v for k, v in {"inputs": list(inputs or []) or None, "workers": workers,
+                                "output": None if output is None else str(output)}.items() if v is not None}
+    if update:
+        cfg = validate(CptCorpusRecipe, {**cfg.model_dump(mode="json"), **update}, "command line")
+    return cfg
+
+
+def _list(cfg: CptCorpusRecipe, console: Console, clock: Stopwatch) -> tuple[list[Repo], list]:
+    """Stage 1: the repos and every file of them, sorted by (repo, path)."""
+    rules = CrawlRules.from_config(cfg.crawl)
+    repos = discover(cfg.inputs, cfg.crawl.repo_names)  # UserError on a missing input
+    check_pack_setup(cfg.pack, (r.name for r in repos))  # UserError before any work
+    listed = []
+    with clock.stage("list"), progress_bar(console, "listing repos", len(repos)) as advance:
+        for repo in repos:
+            listed.extend((repo, lf) for lf in list_repo(repo, rules))
+            advance(1)
+    listed.sort(key=lambda x: (x[1].repo, x[1].path))
+    return repos, listed
+
+
+def _fingerprint(cfg: CptCorpusRecipe, repos: list[Repo], listed: list) -> str:
+    fp = fingerprint(repos, [lf for _, lf in listed])
+    if cfg.pack.tokenizer:  # same path, new tokenizer content: a different build
+        from datagen.pack.tokenize import tokenizer_digest
+
+        fp += "\0" + tokenizer_digest(cfg.pack.tokenizer)
+    return fp
+
+
+def _build(s: _Stages, repos: list[Repo], listed: list) -> BuildResult:
+    crawl_files = _crawl(s, repos, listed)
+    db_path = s.work / "decisions.duckdb"
+    db_path.unlink(missing_ok=True)  # always recomputed from the crawl output: cheap, idempotent
+    con = duckdb.connect(str(db_path))
+    try:
+        _decide(s, con, crawl_files)
+        shard_rows, text_shards, orderer = _write_shards(s, con, crawl_files)
+        con.execute("CHECKPOINT")
+        numbers = counts(con)
+    finally:
+        con.close()
+    tables: dict[type[Record], list[Record]] = {
+        RepoOrderRow: [r.model_copy(update={"run_id": s.run_id}) for r in orderer.rows]}
+    packed = _pack(s, text_shards, numbers["kept"], tables, shard_rows)
+    with s.clock.stage("manifest"):
+        write_manifest(s.out, s.run_id, db_path, shard_rows, tables)
+        write_card(s.out, s.cfg, numbers, shard_rows, packed)
+    return BuildResult(
+        output=s.out, run_id=s.run_id, skipped=False, seen=numbers["seen"], kept=numbers["kept"],
+        kept_bytes=numbers["kept_bytes"], dropped_by_reason=numbers["dropped_by_reason"],
+        shards=[r.path for r in shard_rows if r.path.startswith("data/")], packed=packed,
+    )
+
+
+def file_steps(cfg: CptCorpusRecipe, repos: list[Repo]) -> list[FileStep]:
+    """The enabled steps of ``FILE_STEPS``, each built from its recipe section."""
+    context = StepContext(remotes={r.name: r.remote for r in repos if r.remote})
+    sections = [(step, getattr(cfg, step.section)) for step in FILE_STEPS]
+    return [step.from_recipe(section, context) for step, section in sections if section.enabled]
+
+
+def _crawl(s: _Stages, repos: list[Repo], listed: list) -> list[str]:
+    """Stage 2: read every listed file through the file steps; returns the rank parquets."""
+    listing = s.work / "listing.parquet"
+    if not listing.exists():
+        _write_listing(listing, listed, s.cfg.crawl.files_per_task)
+    tasks = max(1, math.ceil(len(listed) / s.cfg.crawl.files_per_task))
+    steps = [RepoFileReader(str(listing), s.cfg.crawl.files_per_task, s.cfg.crawl),
+             *file_steps(s.cfg, repos), RowsParquetWriter(str(s.work / "crawl"))]
+    executor = QuietLocalExecutor(
+        pipeline=steps, tasks=tasks, workers=min(s.cfg.workers, tasks),
+        logging_dir=str(s.work / "logs" / "crawl"),
+    )
+    with s.clock.stage("crawl"):
+        run_with_rank_progress(executor, s.console, "crawling", tasks,
+                               files_per_task=s.cfg.crawl.files_per_task, total_files=len(listed))
+    return sorted(str(p) for p in (s.work / "crawl").glob("*.parquet"))
+
+
+def _decide(s: _Stages, con: duckdb.DuckDBPyConnection, crawl_files: list[str]) -> None:
+    """Stage 3: table ``files`` from the crawl output, then exact and near dedup."""
+    with s.clock.stage("dedup"):
+        con.execute(
+            "CREATE TABLE files AS SELECT * EXCLUDE (text) FROM read_parquet(?) ORDER BY repo, path",
+            [crawl_files],
+        )
+        if s.cfg.dedup.exact:
+            exact_dedup(con)
+        if s.cfg.dedup.near.enabled:
+            apply_near_dedup(con, crawl_files, s.work, s.cfg.dedup.near, s.cfg.workers,
+                             executor=QuietLocalExecutor)
+
+
+def _write_shards(s: _Stages, con: duckdb.DuckDBPyConnection,
+                  crawl_files: list[str]) -> tuple[list[ShardRow], dict[str, list[Path]], RepoOrderer]:
+    """Stage 4: text shards per split (train, and validation for held-out repos)."""
+    data_dir = s.out / "data"
+    orderer = RepoOrderer(s.cfg.pack, workers=s.cfg.workers, aliases=_duplicate_aliases(con))
+    shard_rows: list[ShardRow] = []
+    text_shards: dict[str, list[Path]] = {}
+    with s.clock.stage("order + shards"):
+        for split, names in _repos_by_split(con, s.cfg).items():
+            name = s.cfg.shards.split if split == "train" else split
+            if not names and split != "train":
+                for stale in data_dir.glob(f"{name}-*.parquet"):
+                    stale.unlink()
+                continue
+            rows = write_text_shards(con, crawl_files, data_dir, s.work / "shards" / name, s.cfg.shards,
+                                     s.console, order=orderer, split=name, repos=names)
+            shard_rows += rows
+            text_shards[name] = [s.out / r.path for r in rows]
+    return shard_rows, text_shards, orderer
+
+
+def _pack(s: _Stages, text_shards: dict[str, list[Path]], kept: int,
+          tables: dict[type[Record], list[Record]], shard_rows: list[ShardRow]) -> list[PackOutputRow]:
+    """Stage 5 (with ``pack.tokenizer``): tokens and packed sequences; adds their manifest
+    rows to ``tables`` and their files to ``shard_rows``. Returns the packed outputs."""
+    if not s.cfg.pack.tokenizer:
+        if (s.out / "tokens").exists():
+            shutil.rmtree(s.out / "tokens")  # tokens of an earlier build with packing: now stale
+        return []
+    with s.clock.stage("pack"), progress_bar(s.console, "packing tokens", kept) as advance:
+        packing = pack_corpus(s.out, s.cfg.pack, s.run_id, text_shards, advance)
+    tables[TokenCountRow] = packing.token_counts
+    tables[RepoDocRow] = packing.docs
+    tables[PackOutputRow] = packing.outputs
+    shard_rows += [ShardRow(run_id="", path=str(f.path.relative_to(s.out)), rows=f.rows,
+                            bytes=f.bytes, sha256=f.sha256) for f in packing.files]
+    return packing.outputs
+
+
+def _duplicate_aliases(con: duckdb.DuckDBPyConnection) -> dict[str, dict[str, str]]:
+    """repo -> {path of a dropped exact duplicate: path of its kept copy in the same repo},
+    so that imports of the removed copy still order the importer after the kept one."""
+    aliases: dict[str, dict[str, str]] = {}
+    for repo, dup, kept in con.execute(
+        "SELECT d.repo, d.path, k.path FROM files d JOIN files k ON d.duplicate_of = k.file_id "
+        "WHERE d.repo = k.repo AND k.decision = 'kept' ORDER BY d.repo, d.path"
+    ).fetchall():
+        aliases.setdefault(repo, {})[dup] = kept
+    return aliases
+
+
+def _repos_by_split(con: duckdb.DuckDBPyConnection, cfg: CptCorpusRecipe) -> dict[str, list[str]]:
+    """Repos with kept files per split; ``validation`` holds the held-out repos."""
+    names = [r for (r,) in con.execute(
+        "SELECT DISTINCT repo FROM files WHERE decision='kept' ORDER BY repo").fetchall()]
+    splits: dict[str, list[str]] = {"train": [], "validation": []}
+    for repo in names:
+        splits[split_of(repo, cfg.pack)].append(repo)
+    return splits
+
+
+def _write_listing(path: Path, listed: list, files_per_task: int) -> None:
+    """One row group per crawl task, so that each task reads only its own slice."""
+    rows = [
+        {"repo": lf.repo, "path": lf.path, "size": lf.size, "skip": lf.skip, "lang": lf.lang,
+         "git_oid": lf.git_oid, "license": repo.license, "source": repo.source, "root": repo.root,
+         "kind": repo.kind}
+        for repo, lf in listed
+    ]
+    tmp = path.with_suffix(".tmp")
+    pq.write_table(pa.Table.from_pylist(rows, schema=LISTING_SCHEMA), tmp, row_group_size=files_per_task)
+    tmp.replace(path)
+
+
+__all__ = ["run_cpt_corpus", "load_cpt_recipe", "file_steps", "BuildResult", "LISTING_SCHEMA"]

@@ -1,0 +1,145 @@
+"""The one run lifecycle every build and every recorded command shares.
+
+A build names its run by content: the same recipe (minus where it writes and how many
+workers) and the same inputs give the same ``run_id``, so a re-run finds its ``runs``
+row, resumes from its work folder, or says it has nothing to do.
+
+API::
+
+    run = BuildRun(out, "build cpt-corpus", recipe, fingerprint, force=False)
+    run.run_id        # sha256(canonical content recipe \\0 fingerprint \\0 datagen version)[:16]
+    run.work          # out/.work/<run_id> (datatrove completions, crawl parquet, ...)
+    run.already_built(check=None) -> bool
+                      # False under --force; else whether `runs` holds a 'finished' row for
+                      # run_id and ``check(con)`` (a read-only manifest connection) agrees
+    with run:         # `runs` row 'running' + mkdir work; on leaving: 'finished' (work and
+        ...           # an empty .work removed) or 'failed' on any BaseException (re-raised,
+                      # work kept for the resume)
+
+Commands that are not builds (``validate``, ``sandbox run``, ``teacher run``) use
+``BuildRun.command_run(out, command, recipe, run_id=None)``: the same ``runs`` row and
+status, no work folder, the id given (e.g. a content hash of the command's input) or
+``<command>-<recipe hash>-<random>``; with ``out=None`` nothing is written. Every time the
+row is written, ``on_record(manifest)`` (if set) runs in the same manifest session, so a
+command's own rows (e.g. ``teacher_calls``) land with its status.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import shutil
+import uuid
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from datagen import __version__
+from datagen.config.base import StrictModel, canonical_json, recipe_hash
+from datagen.manifest import Manifest
+from datagen.manifest.db import manifest_path
+from datagen.records import Record, RunRow
+
+# Recipe fields that say where a build writes and how fast, not what it makes.
+NOT_CONTENT = frozenset({"workers", "output"})
+
+
+def content_run_id(recipe: StrictModel, fingerprint: str) -> str:
+    """The id of a build: its content recipe, its inputs' fingerprint, datagen's version."""
+    content = recipe.model_dump(mode="json", exclude=set(NOT_CONTENT))
+    return hashlib.sha256(f"{canonical_json(content)}\0{fingerprint}\0{__version__}".encode()).hexdigest()[:16]
+
+
+def _now() -> dt.datetime:
+    return dt.datetime.now(dt.UTC).replace(tzinfo=None)
+
+
+class BuildRun:
+    """A build's run: its id, work folder, ``runs`` row and already-built check."""
+
+    def __init__(self, out: Path | None, command: str, recipe: StrictModel, fingerprint: str = "",
+                 force: bool = False, *, run_id: str | None = None,
+                 tables: Iterable[type[Record]] | None = None, uses_work: bool = True):
+        self.out = Path(out) if out is not None else None
+        self.command = command
+        self.recipe = recipe
+        self.force = force
+        self.run_id = run_id or content_run_id(recipe, fingerprint)
+        self.tables = list(tables) if tables is not None else None
+        self.uses_work = uses_work and self.out is not None
+        self.on_record: Callable[[Manifest], None] | None = None
+        self.status: str | None = None
+        self._row: RunRow | None = None
+
+    @classmethod
+    def command_run(cls, out: Path | None, command: str, recipe: StrictModel, run_id: str | None = None,
+                    tables: Iterable[type[Record]] | None = None) -> BuildRun:
+        """The run of a command that is not content-addressed (see the module docstring)."""
+        rid = run_id or f"{command.replace(' ', '-')}-{recipe_hash(recipe)}-{uuid.uuid4().hex[:8]}"
+        return cls(out, command, recipe, run_id=rid, tables=tables, uses_work=False)
+
+    @property
+    def work(self) -> Path:
+        if self.out is None:
+            raise ValueError(f"{self.command} writes no output, so it has no work folder")
+        return self.out / ".work" / self.run_id
+
+    def already_built(self, check: Callable[[duckdb.DuckDBPyConnection], bool] | None = None) -> bool:
+        """Whether this exact run already finished here (always False under ``force``)."""
+        if self.force or self.out is None:
+            return False
+        path = manifest_path(self.out)
+        if not path.exists():
+            return False
+        try:
+            con = duckdb.connect(str(path), read_only=True)
+        except duckdb.Error:
+            return False
+        try:
+            row = con.execute("SELECT status FROM runs WHERE run_id = ?", [self.run_id]).fetchall()
+            return bool(row) and row[0][0] == "finished" and (check is None or check(con))
+        except duckdb.Error:
+            return False
+        finally:
+            con.close()
+
+    def __enter__(self) -> BuildRun:
+        self._row = RunRow(
+            run_id=self.run_id, command=self.command,
+            recipe_json=canonical_json(self.recipe.model_dump(mode="json")),
+            recipe_hash=recipe_hash(self.recipe), datagen_version=__version__,
+            started_at=_now(), status="running",
+        )
+        if self.uses_work:
+            self.work.mkdir(parents=True, exist_ok=True)
+        self._record("running")
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, *exc: Any) -> bool:
+        if exc_type is not None:
+            self._record("failed")
+            return False  # re-raised
+        self._record("finished")
+        if self.uses_work:
+            shutil.rmtree(self.work, ignore_errors=True)
+            try:
+                self.work.parent.rmdir()  # .work, when no other run left its folder there
+            except OSError:
+                pass
+        return False
+
+    def _record(self, status: str) -> None:
+        self.status = status
+        if self.out is None or self._row is None:
+            return
+        row = self._row if status == "running" else self._row.model_copy(
+            update={"status": status, "finished_at": _now()})
+        with Manifest(self.out, tables=self.tables) as m:
+            if self.on_record is not None:
+                self.on_record(m)
+            m.upsert(RunRow, row)
+
+
+__all__ = ["BuildRun", "content_run_id", "NOT_CONTENT"]
