@@ -69,7 +69,8 @@ def prepare_repo(cfg: TasksRecipe, repo: Repo, files: list[ListedFile], out: Pat
     snap = snapshot_files(files)
     state.src = _snapshot(repo, snap, work / "src" / repo.name, cfg.statement.redact_secrets)
     state.texts = _texts(state.src, [f.path for f in snap])
-    state.sources = source_files(sorted(state.texts), {f.path: f.lang for f in snap})
+    # strategies target the repo's own code: not vendored, generated or minified files
+    state.sources = source_files(sorted(state.texts), {f.path: f.lang for f in snap if f.skip is None})
     state.row.source_lines = sum(non_blank_lines(state.texts[p]) for p, _ in state.sources)
     runner = detect_runner(state.src, [f.path for f in snap])
     state.row.runner = runner

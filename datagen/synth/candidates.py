@@ -45,7 +45,7 @@ def change_id(repo: str, changes: Mapping[str, str | None]) -> str:
 
 def derive_seed(*parts: object) -> int:
     """A seed for one (recipe seed, repo, entity, strategy, try): stable across runs."""
-    return int.from_bytes(hashlib.sha256("\0".join(map(str, parts)).encode()).digest()[:8], "big")
+    return int.from_bytes(hashlib.sha256("\0".join(map(str, parts)).encode()).digest()[:8], "big") >> 1  # fits BIGINT
 
 
 @dataclass
