@@ -18,6 +18,7 @@ def cli(*args: str) -> subprocess.CompletedProcess:
                           env={"COLUMNS": "200", "PATH": "/usr/bin:/bin", "DATAGEN_NO_PROGRESS": "1"})
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("args", [[], ["build"], ["build", "cpt-corpus"], ["sql"]])
 def test_help_shows_examples(args):
     proc = cli(*args, "--help")
@@ -27,6 +28,7 @@ def test_help_shows_examples(args):
         assert "Examples" in proc.stdout or "Commands" in proc.stdout
 
 
+@pytest.mark.slow
 def test_sql_formats(two_repos, tmp_path):
     out = tmp_path / "out"
     run_cpt_corpus(inputs=[str(p) for p in two_repos], output=out)
@@ -42,6 +44,7 @@ def test_sql_formats(two_repos, tmp_path):
     assert "python" in table.stdout
 
 
+@pytest.mark.slow
 def test_sql_is_read_only_and_errors_are_one_line(two_repos, tmp_path):
     out = tmp_path / "out"
     run_cpt_corpus(inputs=[str(p) for p in two_repos], output=out)
@@ -61,12 +64,14 @@ def test_unknown_recipe_key_is_one_line_error(tmp_path):
 @pytest.mark.parametrize("args", [
     ["build", "cpt-corpus", "--bogus"], ["sql"], ["nosuch"], ["sql", ".", "SELECT 1", "-f", "xml"],
 ])
+@pytest.mark.slow
 def test_usage_errors_exit_2_without_traceback(args):
     proc = cli(*args)
     assert proc.returncode == 2
     assert "Traceback" not in proc.stderr and proc.stderr.strip()
 
 
+@pytest.mark.slow
 def test_sql_cannot_write_files(two_repos, tmp_path):
     out = tmp_path / "out"
     run_cpt_corpus(inputs=[str(p) for p in two_repos], output=out)
@@ -75,6 +80,7 @@ def test_sql_cannot_write_files(two_repos, tmp_path):
     assert proc.returncode == 2 and not target.exists()
 
 
+@pytest.mark.slow
 def test_sql_on_a_manifest_being_written_is_a_clear_error(two_repos, tmp_path):
     out = tmp_path / "out"
     run_cpt_corpus(inputs=[str(p) for p in two_repos], output=out)

@@ -1,1 +1,3 @@
-"""One module per build: wires the steps into datatrove pipelines."""
+"""The builds: one module per ``datagen build X`` (``cpt_corpus``), the run lifecycle
+they share (``run.BuildRun``), and the commands that record a run like a build
+(``commands``: ``teacher run``, ``validate``, ``sandbox run``)."""

@@ -1,4 +1,4 @@
-"""``datagen build ...``: the builds. Each command parses flags and calls one pipeline."""
+"""``datagen build ...``: the builds. Each command parses flags and calls its module in ``datagen.builds``."""
 
 from __future__ import annotations
 

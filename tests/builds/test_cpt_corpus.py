@@ -36,6 +36,7 @@ def shard_digest(out: Path) -> dict[str, str]:
     return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted((out / "data").glob("*.parquet"))}
 
 
+@pytest.mark.slow
 def test_every_file_lands_in_the_manifest_with_its_reason(two_repos, tmp_path):
     a, b = two_repos
     out = tmp_path / "out"
@@ -125,6 +126,7 @@ def test_git_repo_reads_head_not_working_tree_and_bare_repo(tmp_path):
     assert rows[("mirror", "a.py")]["reason"] == "exact_duplicate"
 
 
+@pytest.mark.slow
 def test_license_allow_list_drops_gpl_repo(tmp_path):
     gpl = write_tree(tmp_path / "copyleft", {"COPYING": GPL, "main.py": "print('hi')\n"})
     mit = write_tree(tmp_path / "free", {"LICENSE": MIT, "main.py": "print('hello')\n"})
@@ -206,6 +208,7 @@ def test_missing_input_is_a_clear_error_before_any_work(tmp_path):
     assert not out.exists()
 
 
+@pytest.mark.slow
 def test_deterministic_across_runs_and_worker_counts(two_repos, tmp_path):
     a, b = two_repos
     build([a, b], tmp_path / "o1", workers=1, overrides=["crawl.files_per_task=3"])
@@ -216,6 +219,7 @@ def test_deterministic_across_runs_and_worker_counts(two_repos, tmp_path):
     assert strip(files_table(tmp_path / "o1")) == strip(files_table(tmp_path / "o2"))
 
 
+@pytest.mark.slow
 def test_finished_build_rerun_is_a_noop(two_repos, tmp_path):
     out = tmp_path / "out"
     first = build(two_repos, out)
@@ -238,6 +242,7 @@ def _corpus(tmp_path: Path, repos: int = 6, files: int = 60) -> list[Path]:
     return roots
 
 
+@pytest.mark.slow
 def test_sigkill_then_rerun_gives_the_same_output(tmp_path):
     roots = _corpus(tmp_path)  # 6 x 60 files + licenses -> 37 crawl tasks of 10 files
     ref = tmp_path / "ref"
@@ -320,6 +325,7 @@ def test_bad_workers_flag_is_a_user_error(tmp_path, two_repos):
         build(two_repos, tmp_path / "o", workers=0)
 
 
+@pytest.mark.slow
 def test_rerun_after_another_build_in_the_same_folder_rebuilds(tmp_path, two_repos):
     a, b = two_repos
     out = tmp_path / "out"

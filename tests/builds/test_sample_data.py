@@ -7,10 +7,12 @@ import subprocess
 import sys
 
 import duckdb
+import pytest
 
 from datagen.records import DROP_REASONS, reason_key
 
 
+@pytest.mark.slow
 def test_default_build_on_sample_data(tmp_path):
     out = tmp_path / "out"
     proc = subprocess.run(

@@ -10,6 +10,7 @@ import sys
 
 import duckdb
 import pyarrow.parquet as pq
+import pytest
 
 from tests.conftest import MIT, make_git_repo, write_tree
 from tests.curate.helpers import synthetic_python
@@ -17,6 +18,7 @@ from tests.curate.plant import planted_copy
 from tests.curate.test_secrets import planted_secrets
 
 
+@pytest.mark.slow
 def test_build_records_curation_decisions(tmp_path):
     rng = random.Random(99)
     core = synthetic_python(rng, functions=20)

@@ -80,6 +80,7 @@ def test_representative_is_longest_then_repo_path(tmp_path, rng):
     assert {r["cluster_id"] for r in pq.read_table(out).to_pylist()} == {"a/x.py"}
 
 
+@pytest.mark.slow
 def test_parallel_workers_and_exclusion_are_deterministic(planted, tmp_path):
     parts, truth = planted
     cfg = NearDedupConfig()

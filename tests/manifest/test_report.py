@@ -93,6 +93,7 @@ def check_png(path: Path) -> tuple[int, int]:
         return im.size
 
 
+@pytest.mark.slow
 def test_report_charts_and_numbers_match_the_manifest(built):
     res = report(str(built))
     assert res.returncode == 0, res.stderr
@@ -134,6 +135,7 @@ def test_report_charts_and_numbers_match_the_manifest(built):
     assert "skipped teacher_calls" in res.stdout and not (folder / "teacher_calls.png").exists()
 
 
+@pytest.mark.slow
 def test_report_is_deterministic(built, tmp_path):
     first, second, third = tmp_path / "one", tmp_path / "two", tmp_path / "three"
     assert report(str(built), "--dest", str(first)).returncode == 0
@@ -151,6 +153,7 @@ def test_report_is_deterministic(built, tmp_path):
     assert f"`teacher_calls` has no rows for run {run_id}" in (third / "index.md").read_text()
 
 
+@pytest.mark.slow
 def test_teacher_only_manifest_skips_file_charts(tmp_path):
     out = tmp_path / "teach"
     now = dt.datetime(2026, 1, 1, 12, 0)
@@ -177,6 +180,7 @@ def test_teacher_only_manifest_skips_file_charts(tmp_path):
         "GROUP BY status")}
 
 
+@pytest.mark.slow
 def test_errors_exit_2(tmp_path, built):
     res = report(str(tmp_path / "nothing"))
     assert res.returncode == 2 and "no manifest at" in res.stderr and "Traceback" not in res.stderr

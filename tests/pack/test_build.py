@@ -11,6 +11,7 @@ from pathlib import Path
 import duckdb
 import numpy as np
 import pyarrow.parquet as pq
+import pytest
 
 from datagen.builds.cpt_corpus import run_cpt_corpus
 from tests.conftest import MIT, write_tree
@@ -41,6 +42,7 @@ def text_rows(out: Path, split: str) -> list[dict]:
     return pq.read_table(sorted((out / "data").glob(f"{split}-*.parquet"))).to_pylist()
 
 
+@pytest.mark.slow
 def test_build_with_tokenizer_packs_and_records(tmp_path, tokenizer_dir, sample_code):
     inputs = [str(p) for p in make_repos(tmp_path / "repos", sample_code)]
     out = tmp_path / "out"
@@ -95,6 +97,7 @@ def test_build_with_tokenizer_packs_and_records(tmp_path, tokenizer_dir, sample_
     assert not (out / "tokens").exists() and text_rows(out, "validation")
 
 
+@pytest.mark.slow
 def test_cli_packs_with_set_tokenizer(tmp_path, tokenizer_file, sample_code):
     inputs = [str(p) for p in make_repos(tmp_path / "repos", sample_code)]
     out = tmp_path / "out"
@@ -119,6 +122,7 @@ def run_cli(out: Path, inputs: list[str], *sets: str) -> subprocess.CompletedPro
     return subprocess.run([*cmd, *inputs], capture_output=True, text=True, env=env, timeout=120)
 
 
+@pytest.mark.slow
 def test_cli_refuses_bad_pack_settings_before_any_work(tmp_path, tokenizer_file, sample_code):
     """Too small documents, a doc header that fills a document, a mistyped held-out repo:
     one-line errors, exit 2, nothing crawled or written."""
@@ -140,6 +144,7 @@ def test_cli_refuses_bad_pack_settings_before_any_work(tmp_path, tokenizer_file,
         assert not (out / "data").exists() and not (out / ".work").exists()
 
 
+@pytest.mark.slow
 def test_megatron_documents_decode_to_their_text(tmp_path, any_tokenizer_dir, sample_code):
     """The reviewer's repro: with a SentencePiece-style tokenizer (prefixes every text) each
     Megatron document decodes to exactly the doc header and its files, no added space."""

@@ -200,6 +200,7 @@ def test_orderer_by_path_and_by_imports(repos):
     assert by_imports.rows[0].edges == 6 and by_imports.rows[0].unresolved == 1
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("chunk_files", [1, 256])  # 1: every repo parsed in many tasks
 def test_parallel_ordering_gives_the_same_rows_and_stats(repos, chunk_files, monkeypatch):
     monkeypatch.setattr("datagen.pack.ordering.CHUNK_FILES", chunk_files)

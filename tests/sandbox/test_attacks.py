@@ -84,6 +84,7 @@ def test_planted_files_outside_workdir_are_invisible(bwrap, py, workdir, limits,
     assert secret.name not in listing.stdout
 
 
+@pytest.mark.slow
 def test_fork_bomb_fails_fast_and_is_reported(any_sandbox, py, workdir, limits,
                                              fallback_bounds_processes):
     if any_sandbox.name == "subprocess" and not fallback_bounds_processes:
@@ -99,6 +100,7 @@ def test_allocating_ten_times_the_memory_limit_is_stopped(any_sandbox, py, workd
     assert r.exit_code != 0
 
 
+@pytest.mark.slow
 def test_infinite_loop_is_killed_at_the_timeout(any_sandbox, py, workdir, limits):
     r = attack(any_sandbox, py, workdir, limits,
                "import subprocess, sys\n"
@@ -110,6 +112,7 @@ def test_infinite_loop_is_killed_at_the_timeout(any_sandbox, py, workdir, limits
     assert "while True: pass" not in ps
 
 
+@pytest.mark.slow
 def test_cpu_time_limit(any_sandbox, py, workdir, limits):
     r = attack(any_sandbox, py, workdir, limits, "while True: pass", cpu_s=1, timeout_s=15)
     assert r.limit_hit == "cpu" and r.limit_evidence == "SIGXCPU"

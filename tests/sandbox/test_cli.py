@@ -40,6 +40,7 @@ def test_run_needs_a_command_and_a_folder(workdir):
     assert "not a folder" in str(r.exception)
 
 
+@pytest.mark.slow
 def test_validate_command_replays_a_task_file(bwrap, tmp_path, calc_task):
     row = {"instance_id": "calc__add", "repo": "local/calc", **calc_task,
            "FAIL_TO_PASS": ["tests/test_add.py::test_add"],
@@ -64,6 +65,7 @@ def test_validate_command_replays_a_task_file(bwrap, tmp_path, calc_task):
     assert runs == [("validate", "finished")]
 
 
+@pytest.mark.slow
 def test_check_proves_bwrap_contains_every_probe(bwrap):
     r = runner.invoke(app, ["sandbox", "check", "--backend", "bwrap"])
     assert r.exit_code == 0, r.stdout
@@ -71,6 +73,7 @@ def test_check_proves_bwrap_contains_every_probe(bwrap):
     assert "NOT CONTAINED" not in r.stdout and r.stdout.count("contained") >= 10
 
 
+@pytest.mark.slow
 def test_check_says_loudly_what_the_fallback_cannot_isolate():
     r = runner.invoke(app, ["sandbox", "check", "--backend", "subprocess"])
     assert r.exit_code == 1
@@ -109,6 +112,7 @@ def _tiny_repo(root: Path, answer: int) -> Path:
     return repo
 
 
+@pytest.mark.slow
 def test_the_documented_by_hand_example_runs_the_repo_tests(bwrap, tmp_path, monkeypatch):
     from datagen.cli.sandbox import run as run_command
 
@@ -144,6 +148,7 @@ def test_a_missing_command_is_named_with_exit_127(any_sandbox, workdir):
     assert r.exit_code == 126 and "command not executable: ./data.txt" in r.stderr
 
 
+@pytest.mark.slow
 def test_env_setup_failure_names_pips_error(bwrap, tmp_path, monkeypatch):
     repo = _tiny_repo(tmp_path, 5)
     (repo / "requirements.txt").write_text("./no-such-package-dir\n")

@@ -34,6 +34,7 @@ def test_auto_without_bwrap_refuses_with_both_ways_out(no_bwrap):
     assert untrusted_sandbox("subprocess").name == "subprocess"  # named explicitly: allowed
 
 
+@pytest.mark.slow
 def test_sandbox_run_and_check_say_so_without_bwrap(no_bwrap, tmp_path):
     work = tmp_path / "work"
     work.mkdir()
@@ -44,6 +45,7 @@ def test_sandbox_run_and_check_say_so_without_bwrap(no_bwrap, tmp_path):
     assert "untrusted code (validate, task and pool builds): REFUSED" in r.stdout
 
 
+@pytest.mark.slow
 def test_check_says_untrusted_code_runs_in_bwrap(bwrap):
     r = runner.invoke(app, ["sandbox", "check", "--backend", "bwrap"])
     assert "untrusted code (validate, task and pool builds): runs in bwrap" in r.stdout

@@ -36,6 +36,7 @@ def task(fields: dict, **over) -> TaskRecord:
     return TaskRecord.model_validate(row)
 
 
+@pytest.mark.slow
 def test_replay_proves_a_good_task(bwrap, tmp_path, calc_task):
     fields = calc_task
     row = Validator(recipe(tmp_path), bwrap).validate(task(fields), tmp_path)
@@ -45,6 +46,7 @@ def test_replay_proves_a_good_task(bwrap, tmp_path, calc_task):
     assert row.flaky == [] and row.backend == "bwrap"
 
 
+@pytest.mark.slow
 def test_replay_rejects_a_fix_that_does_not_fix(bwrap, tmp_path, calc_task):
     fields = calc_task
     bad = task(fields, patch="", instance_id="calc__nofix")
@@ -103,6 +105,7 @@ def test_read_tasks_accepts_swe_bench_strings_and_rejects_junk(tmp_path):
         read_tasks(tmp_path / "bad.jsonl")
 
 
+@pytest.mark.slow
 def test_replay_notes_runs_stopped_by_a_limit(bwrap, tmp_path, calc_task):
     # one line, so the hunk still applies: iter(int, 1) yields 0 forever
     hang = calc_task["patch"].replace("+    return a + b", "+    return next(x for x in iter(int, 1) if x)")
@@ -114,6 +117,7 @@ def test_replay_notes_runs_stopped_by_a_limit(bwrap, tmp_path, calc_task):
     assert not any(n.startswith("before") for n in row.notes)
 
 
+@pytest.mark.slow
 def test_env_failure_is_recorded_not_retried_unless_asked(bwrap, tmp_path, calc_task):
     repo = tmp_path / "calc"
     (repo / "requirements.txt").write_text("./no-such-package-dir\n")

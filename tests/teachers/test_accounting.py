@@ -11,6 +11,7 @@ import sys
 import time
 
 import duckdb
+import pytest
 
 from datagen.manifest import Manifest
 from datagen.records import TeacherCall
@@ -20,6 +21,7 @@ from tests.teachers.helpers import MODEL
 from tests.teachers.test_cli import cli, teacher_flags, write_jsonl
 
 
+@pytest.mark.slow
 def test_killed_run_keeps_what_it_paid(server, tmp_path):
     fast = [f"fast {i}" for i in range(8)]
     slow = [f"slow {i}" for i in range(4)]

@@ -191,6 +191,7 @@ def test_slurm_script_shape():
 
 @pytest.mark.skipif(not os.path.exists("/usr/bin/curl") and not os.path.exists("/bin/curl"),
                     reason="the script polls /health with curl")
+@pytest.mark.slow
 def test_slurm_script_runs_end_to_end(tmp_path):
     """Run the printed script with bash: a stand-in `vllm` (vLLM cannot run here) serves the
     fake server; the build command really runs; the trap stops the server."""

@@ -20,6 +20,7 @@ def run(base_url, tmp_path, requests, **kw):
     return teacher, teacher.generate(requests)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fault", ["500", "503", "429", "hang", "malformed", "empty", "drop"])
 def test_transient_fault_is_retried_and_paid_once(server, tmp_path, fault):
     with server(faults={"q": [fault, fault]}, hang_s=5) as s:
@@ -35,6 +36,7 @@ def test_transient_fault_is_retried_and_paid_once(server, tmp_path, fault):
     ("malformed", "malformed response"), ("empty", "expected 1 choice(s), got no"),
     ("drop", "connection error"),
 ])
+@pytest.mark.slow
 def test_retry_budget_exhausted_records_the_error(server, tmp_path, fault, reason):
     with server(faults={"q": [fault] * 10}, hang_s=5) as s:
         teacher, [res] = run(s.base_url, tmp_path, [ask("q")], max_retries=2,

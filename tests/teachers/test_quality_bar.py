@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from collections import Counter
 
+import pytest
+
 from datagen.manifest import Manifest
 from datagen.records import TeacherCall
 from datagen.teachers import TeacherRequest, make_teacher
@@ -13,6 +15,7 @@ from tests.teachers.helpers import fast_config
 FAULTS = ("500", "503", "429", "hang", "malformed", "empty", "drop", "truncate")
 
 
+@pytest.mark.slow
 def test_thousand_requests_with_faults(server, tmp_path):
     reqs = [TeacherRequest(messages=[{"role": "user", "content": f"task {i}"}], seed=i % 7)
             for i in range(1000)]

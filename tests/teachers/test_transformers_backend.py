@@ -23,6 +23,7 @@ def ask(text: str, **kw) -> TeacherRequest:
     return TeacherRequest(messages=[{"role": "user", "content": text}], **kw)
 
 
+@pytest.mark.slow
 def test_generates_batched_and_deterministic(tiny_model, tmp_path):
     reqs = [ask("def add(a, b):", sampling={"max_tokens": 12}),
             ask("class Stack:", sampling={"max_tokens": 12}),
