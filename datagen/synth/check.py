@@ -1,7 +1,8 @@
 """Does a candidate change prove a task? Run it in the sandbox and read the tests.
 
 1. run only the stable tests that reach the changed lines (the whole suite when coverage
-   does not say); nothing fails -> ``no_test_breaks``;
+   does not say); nothing fails -> ``no_test_breaks``; none of them even ran (every test
+   module fails to import) -> ``breaks_collection``;
 2. run the whole suite ``full_runs`` times: FAIL_TO_PASS are stable tests that fail in
    every run, PASS_TO_PASS stable tests that pass in every run; a test that changes
    between runs is in neither;
@@ -63,6 +64,8 @@ def check_changes(suite: SuiteRunner, base: Baseline, changes: dict[str, str],
     if problem := _run_problem(first):
         return done(False, problem, "applied")
     asked = [t for t in stable if not chosen or t.split("[", 1)[0] in chosen]
+    if not any(t in first.results for t in asked):  # e.g. an import error in every test module
+        return done(False, "breaks_collection", "applied")
     if all(first.results.get(t) == "pass" for t in asked):
         return done(False, "no_test_breaks", "applied")
     runs = [suite.run(changes) for _ in range(full_runs)]
