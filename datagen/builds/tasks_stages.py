@@ -184,6 +184,8 @@ def validate_all(cfg: TasksRecipe, states: list[RepoState], candidates: list[Can
     folder.mkdir(parents=True, exist_ok=True)
 
     def one(c: Candidate) -> tuple[str, Verdict]:
+        if c.drop is not None:
+            return c.candidate_id, Verdict(False, c.drop, "generated")
         path = folder / f"{c.candidate_id}.json"
         if path.exists():
             return c.candidate_id, Verdict(**json.loads(path.read_text()))

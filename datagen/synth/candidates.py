@@ -31,9 +31,13 @@ class Candidate:
     parent_ids: list[str] = field(default_factory=list)
     teacher_tokens: int = 0
     patch_hint: str = ""  # set by strategies that start from a diff (history)
+    drop: str | None = None  # why it was dropped before validation (a teacher answer that failed a check)
 
     @property
     def candidate_id(self) -> str:
+        if self.drop is not None:  # no change to hash: the attempt itself names it
+            attempt = f"#{self.strategy}:{self.entity}:{self.seed}:{','.join(self.parent_ids)}"
+            return change_id(self.repo, {attempt: self.drop})
         return change_id(self.repo, self.changes)
 
 

@@ -85,9 +85,13 @@ def lm_rewrites(cfg: TasksRecipe, repo: str, targets: list[Target], texts: Mappi
         e = t.entity
         code = code_block(res.text or "") if res.status == "ok" else None
         new = replace_entity(texts[e.path], e, code) if code else None
-        if new is not None:
-            out.append(Candidate(repo, LM_REWRITE, "lm_rewrite", f"{e.path}::{e.qualname}", req.seed or 0,
-                                 {e.path: new}, t.covering, teacher_tokens=_tokens(res)))
+        why = None
+        if new is None:  # recorded as a dropped candidate, with the reason
+            why = f"teacher_{res.status}" if res.status != "ok" else (
+                "teacher_no_code" if not code else "teacher_code_invalid")
+        out.append(Candidate(repo, LM_REWRITE, "lm_rewrite", f"{e.path}::{e.qualname}", req.seed or 0,
+                             {e.path: new} if new is not None else {}, t.covering, teacher_tokens=_tokens(res),
+                             drop=why))
     return out
 
 
@@ -131,10 +135,14 @@ def evolve(cfg: TasksRecipe, repo: str, kept: list[Candidate], texts: Mapping[st
     results = teacher.generate([j[3] for j in jobs], progress=True) if jobs else []
     out = []
     for (c, funcs, k, _), res in zip(jobs, results):
-        changes = _apply_edits(res, funcs, texts) if res.status == "ok" and res.parsed else None
-        if changes:
-            out.append(Candidate(repo, EVOLVE, "evolve", c.entity, k, changes,
-                                 parent_ids=[ids[c.candidate_id]], teacher_tokens=_tokens(res)))
+        if res.status != "ok":
+            changes, why = {}, f"teacher_{res.status}"
+        elif not res.parsed:
+            changes, why = {}, "teacher_bad_json"
+        else:
+            changes, why = _apply_edits(res, funcs, texts)
+        out.append(Candidate(repo, EVOLVE, "evolve", c.entity, k, changes, parent_ids=[ids[c.candidate_id]],
+                             teacher_tokens=_tokens(res), drop=why))
     return out
 
 
@@ -148,19 +156,21 @@ def _bug_diff(c: Candidate, texts: Mapping[str, str]) -> str:
     return "".join(parts)
 
 
-def _apply_edits(res: TeacherResult, funcs: list[dict], texts: Mapping[str, str]) -> dict[str, str] | None:
-    """Apply a variant's function replacements (bottom-up per file, so spans stay valid)."""
+def _apply_edits(res: TeacherResult, funcs: list[dict], texts: Mapping[str, str]
+                 ) -> tuple[dict[str, str], str | None]:
+    """Apply a variant's function replacements (bottom-up per file, so spans stay valid);
+    ``({}, reason)`` when an edit names an unknown function or its code does not fit."""
     known = {(f["path"], f["qualname"]): f["entity"] for f in funcs}
     edits = [(known.get((ed["path"], ed["qualname"])), ed["code"]) for ed in res.parsed[0].get("edits", [])]
     if not edits or any(e is None for e, _ in edits):
-        return None
+        return {}, "teacher_unknown_entity"
     changes: dict[str, str] = {}
     for e, code in sorted(edits, key=lambda x: (x[0].path, -x[0].start_line)):
         new = replace_entity(changes.get(e.path, texts[e.path]), e, code)
         if new is None:
-            return None
+            return {}, "teacher_code_invalid"
         changes[e.path] = new
-    return changes
+    return changes, None
 
 
 def teacher_statements(cfg: TasksRecipe, emitted: list[Emitted], texts: Mapping[str, Mapping[str, str]],
