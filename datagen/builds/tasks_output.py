@@ -30,8 +30,10 @@ def write_outputs(cfg: TasksRecipe, out: Path, run_id: str, states, rows: list[C
     _write_jsonl(out / "tasks.jsonl", records)
     shard = _write_parquet(out / "data" / "train-00000-of-00001.parquet", records)
     _write_card(out, cfg, records)
+    by_id = {e.record.instance_id: e for e in emitted}
     task_rows = [TaskRow(run_id=run_id, instance_id=r.instance_id,
-                         candidate_id=next(e.candidate.candidate_id for e in emitted if e.record is r),
+                         candidate_id=by_id[r.instance_id].candidate.candidate_id,
+                         statement_note=by_id[r.instance_id].statement_note,
                          repo=r.repo, strategy=r.strategy, base_commit=r.base_commit,
                          fail_to_pass=len(r.FAIL_TO_PASS), pass_to_pass=len(r.PASS_TO_PASS),
                          changed_files=r.changed_files, changed_lines=r.changed_lines,

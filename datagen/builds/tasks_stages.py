@@ -303,4 +303,5 @@ def _write_statements(cfg: TasksRecipe, by_repo: dict[str, RepoState], emitted: 
     for e, st in zip(emitted, statements):
         text = pack.redact(st.text)[0] if pack is not None else st.text
         e.record = e.record.model_copy(update={"problem_statement": text, "statement_style": st.style})
+        e.statement_note = st.note
 

@@ -144,6 +144,8 @@ class TaskRow(Record):
     changed_lines: int
     statement_style: str
     statement_chars: int
+    statement_note: str = Field("", description="why the teacher's statement was not used "
+                                "(the template replaced it), e.g. 'quotes_fix_line'")
     long_horizon: bool
 
 

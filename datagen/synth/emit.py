@@ -40,6 +40,7 @@ class Emitted:
     record: TaskRecord
     candidate: Candidate
     verdict: Verdict
+    statement_note: str = ""  # why a teacher statement fell back to the template
 
 
 def commit_task(repo: TaskRepo, clean: str, c: Candidate, v: Verdict, repo_path: str,
