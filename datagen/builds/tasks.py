@@ -24,6 +24,7 @@ from pathlib import Path
 from rich.console import Console
 
 from datagen.builds.run import BuildRun
+from datagen.builds.tasks_output import write_outputs
 from datagen.builds.tasks_stages import (
     RepoState,
     emit_tasks,
@@ -32,7 +33,6 @@ from datagen.builds.tasks_stages import (
     propose_all,
     validate_all,
 )
-from datagen.builds.tasks_output import write_outputs
 from datagen.config.base import load_recipe, validate
 from datagen.config.tasks import TasksRecipe
 from datagen.crawl.rules import CrawlRules

@@ -43,7 +43,7 @@ def test_manifest_tables(built):
     cands = sql(built.out, "SELECT candidate_id, strategy, family, status, reason, stage, instance_id "
                 "FROM candidates")
     assert len(cands) >= len(tasks)
-    for cid, _, family, status, reason, stage, iid in cands:
+    for cid, _, _family, status, reason, stage, iid in cands:
         assert status in ("kept", "dropped")
         if status == "kept":
             assert reason is None and stage == "kept" and iid in tasks

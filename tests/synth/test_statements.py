@@ -17,19 +17,11 @@ CLEAN = {
 }
 BUGGY = {"pkg/geo.py": CLEAN["pkg/geo.py"].replace("width * height", "width + height")
          .replace("min(x, high)", "x")}
-PATCH = """diff --git a/pkg/geo.py b/pkg/geo.py
---- a/pkg/geo.py
-+++ b/pkg/geo.py
-@@ -1,6 +1,6 @@
- def area(width, height):
--    return width + height
-+    return width * height
- 
- 
- def limit(x, high):
--    return x
-+    return min(x, high)
-"""
+PATCH = "".join(line + "\n" for line in [
+    "diff --git a/pkg/geo.py b/pkg/geo.py", "--- a/pkg/geo.py", "+++ b/pkg/geo.py", "@@ -1,6 +1,6 @@",
+    " def area(width, height):", "-    return width + height", "+    return width * height", " ", " ",
+    " def limit(x, high):", "-    return x", "+    return min(x, high)",
+])
 
 
 @pytest.fixture
