@@ -141,6 +141,62 @@ CREATE TABLE IF NOT EXISTS clusters (
     PRIMARY KEY (run_id, cluster_id)
 );
 
+CREATE TABLE IF NOT EXISTS repo_baselines (
+    run_id VARCHAR NOT NULL,
+    repo VARCHAR NOT NULL,
+    runner VARCHAR,
+    status VARCHAR NOT NULL,
+    reason VARCHAR,
+    tests BIGINT NOT NULL,
+    flaky_tests VARCHAR[] NOT NULL,
+    failing_tests BIGINT NOT NULL,
+    suite_s DOUBLE NOT NULL,
+    source_lines BIGINT NOT NULL,
+    entities BIGINT NOT NULL,
+    covered_entities BIGINT NOT NULL,
+    clean_commit VARCHAR NOT NULL,
+    PRIMARY KEY (run_id, repo)
+);
+
+CREATE TABLE IF NOT EXISTS candidates (
+    run_id VARCHAR NOT NULL,
+    candidate_id VARCHAR NOT NULL,
+    repo VARCHAR NOT NULL,
+    strategy VARCHAR NOT NULL,
+    family VARCHAR NOT NULL,
+    entity VARCHAR NOT NULL,
+    seed BIGINT NOT NULL,
+    status VARCHAR NOT NULL,
+    reason VARCHAR,
+    stage VARCHAR NOT NULL,
+    instance_id VARCHAR,
+    fail_to_pass BIGINT NOT NULL,
+    pass_to_pass BIGINT NOT NULL,
+    changed_lines BIGINT NOT NULL,
+    sandbox_s DOUBLE NOT NULL,
+    teacher_tokens BIGINT NOT NULL,
+    parent_ids VARCHAR[] NOT NULL,
+    PRIMARY KEY (run_id, candidate_id)
+);
+
+CREATE TABLE IF NOT EXISTS tasks (
+    run_id VARCHAR NOT NULL,
+    instance_id VARCHAR NOT NULL,
+    candidate_id VARCHAR NOT NULL,
+    repo VARCHAR NOT NULL,
+    strategy VARCHAR NOT NULL,
+    base_commit VARCHAR NOT NULL,
+    fail_to_pass BIGINT NOT NULL,
+    pass_to_pass BIGINT NOT NULL,
+    changed_files BIGINT NOT NULL,
+    changed_lines BIGINT NOT NULL,
+    statement_style VARCHAR NOT NULL,
+    statement_chars BIGINT NOT NULL,
+    statement_note VARCHAR NOT NULL,
+    long_horizon BOOLEAN NOT NULL,
+    PRIMARY KEY (run_id, instance_id)
+);
+
 CREATE TABLE IF NOT EXISTS scores (
     run_id VARCHAR NOT NULL,
     item_id VARCHAR NOT NULL,

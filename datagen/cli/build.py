@@ -8,6 +8,7 @@ from pathlib import Path
 import typer
 
 from datagen.config.cpt import CptCorpusRecipe
+from datagen.config.tasks import TasksRecipe
 
 app = typer.Typer(help="Run a build (writes data shards and <out>/manifest.duckdb).", no_args_is_help=True)
 
@@ -70,3 +71,49 @@ def cpt_corpus(
 
 def _split_inputs(values: list[str] | None) -> list[str] | None:
     return list(values) if values else None
+
+
+@app.command("tasks", epilog=recipe_help(TasksRecipe))
+def tasks(
+    paths: list[str] = typer.Argument(None, metavar="[PATH]...", help="More inputs (same as --input)."),
+    input: list[str] = typer.Option(
+        None, "--input", "-i", help="Repos with test suites (folders, git working trees, bare .git). "
+        "Default: the recipe's inputs (bundled sample_data).",
+    ),
+    output: Path = typer.Option(None, "--output", "-o", help="Output folder (default: out/tasks)."),
+    recipe: str = typer.Option(None, "--recipe", "-r", help="Recipe YAML (default: pipelines/tasks.yaml)."),
+    set_: list[str] = typer.Option(None, "--set", help="Override one recipe field: --set synth.scale=25"),
+    workers: int = typer.Option(None, "--workers", "-w", help="Parallel sandboxed test runs (default: recipe)."),
+    force: bool = typer.Option(False, "--force", help="Rebuild even if this exact build already finished."),
+) -> None:
+    """Build agent tasks proven by execution (SWE-bench rows) from repos with test suites.
+
+    Baseline each suite (3 runs + coverage) -> mutate covered functions (procedural,
+    removal, feature removal, git history, teacher rewrites) -> validate in the sandbox
+    (FAIL_TO_PASS fail in every run, PASS_TO_PASS pass) -> combine and evolve ->
+    statements (teacher, or templates) -> repos/<repo>.git + tasks.jsonl + parquet +
+    manifest (every candidate with its fate). Untrusted code runs in bubblewrap only.
+
+    Examples:
+
+      datagen build tasks                                     # bundled sample_data -> out/tasks
+
+      datagen build tasks -i ~/src/repoA ~/src/repoB -o /data/tasks -w 8
+
+      datagen build tasks -i ... -o ... --set teacher.base_url=http://gpu01:8000/v1 --set synth.scale=25
+
+      datagen build tasks --set synth.families=[procedural] --set synth.strategies=[py_op_change_v1]
+
+      datagen sql out/tasks "SELECT strategy, status, count(*) FROM candidates GROUP BY ALL"
+
+      datagen validate out/tasks/tasks.jsonl                  # replay every task
+    """
+    from datagen.builds.tasks import run_tasks
+    from datagen.cli.summary import print_tasks_summary
+
+    result = run_tasks(
+        inputs=_split_inputs((input or []) + (paths or [])), output=output, recipe=recipe,
+        overrides=set_ or [], workers=workers, force=force,
+    )
+    if not result.skipped:
+        print_tasks_summary(result)

@@ -42,3 +42,41 @@ def print_build_summary(result, console: Console | None = None) -> None:
             console.print(f"  [yellow]padding over 0.5%:[/] the last of only {p.sequences} sequence(s) is "
                           "padded; a larger corpus, or --set pack.remainder=drop, avoids it")
     console.print(f"charts of this build: datagen report {result.output}")
+
+
+FUNNEL = ("generated", "applied", "broke_tests", "valid", "kept")
+_STAGE_RANK = {s: i for i, s in enumerate(FUNNEL)}
+
+
+def print_tasks_summary(result, console: Console | None = None) -> None:
+    """Per repo and per strategy: how candidates fared, and what a kept task cost."""
+    console = console or Console()
+    repos = Table(title=f"tasks → {result.output}", show_header=True)
+    for col in ("repo", "runner", "tests", "flaky", "entities (covered)", "status"):
+        repos.add_column(col)
+    for r in result.repos:
+        repos.add_row(r.repo, r.runner or "-", str(r.tests), str(len(r.flaky_tests)),
+                      f"{r.entities} ({r.covered_entities})", r.status + (f": {r.reason}" if r.reason else ""))
+    console.print(repos)
+    funnel = Table(title="candidates per strategy (funnel)", show_header=True)
+    funnel.add_column("strategy")
+    for stage in FUNNEL:
+        funnel.add_column(stage.replace("_", " "), justify="right")
+    by: dict[str, list[int]] = {}
+    for c in result.candidates:
+        counts = by.setdefault(c.strategy, [0] * len(FUNNEL))
+        for i in range(_STAGE_RANK.get(c.stage, 0) + 1):
+            counts[i] += 1
+    for name, counts in sorted(by.items()):
+        funnel.add_row(name, *map(str, counts))
+    console.print(funnel)
+    kept = max(len(result.tasks), 1)
+    sandbox_s = sum(c.sandbox_s for c in result.candidates)
+    tokens = sum(c.teacher_tokens for c in result.candidates)
+    lines = sorted(t.changed_lines for t in result.tasks) or [0]
+    console.print(f"{len(result.tasks)} tasks in {result.output / 'tasks.jsonl'}; {result.seconds:.1f} s; "
+                  f"per kept task: {sandbox_s / kept:.1f} sandbox s, {tokens / kept:.0f} teacher tokens")
+    console.print(f"fix size: median {lines[len(lines) // 2]} changed lines (SWE-bench ~7-10, CursorBench ~181)")
+    for note in result.notes:
+        console.print(f"[yellow]note:[/] {note}")
+    console.print(f"replay them: datagen validate {result.output / 'tasks.jsonl'}")

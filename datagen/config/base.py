@@ -119,15 +119,17 @@ def load_yaml_pack(name: str | Path) -> Any:
     return _read_yaml(path)
 
 
-def recipe_keys(model: type[BaseModel], prefix: str = "") -> list[tuple[str, Any, str]]:
+def recipe_keys(model: type[BaseModel], prefix: str = "", defaults: dict | None = None
+                ) -> list[tuple[str, Any, str]]:
     """Every leaf key of a recipe model as (dotted key, default, description), in field
-    order: what ``--set`` accepts, for a build's ``--help``."""
+    order: what ``--set`` accepts, for a build's ``--help``. A nested section takes its
+    defaults from its parent's (a teacher block has no defaults of its own)."""
     keys: list[tuple[str, Any, str]] = []
-    defaults = model().model_dump(mode="json")
+    defaults = model().model_dump(mode="json") if defaults is None else defaults
     for name, info in model.model_fields.items():
         kind = info.annotation
         if isinstance(kind, type) and issubclass(kind, BaseModel):
-            keys += recipe_keys(kind, f"{prefix}{name}.")
+            keys += recipe_keys(kind, f"{prefix}{name}.", defaults[name])
         else:
             keys.append((prefix + name, defaults[name], info.description or ""))
     return keys

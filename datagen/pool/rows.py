@@ -100,8 +100,8 @@ def to_pool_row(task: PoolTaskInput, base: Path, group_size: int, checks: list[A
         problem_statement=task.problem_statement, patch=task.patch, test_patch=task.test_patch,
         runner=task.runner, test_files=task.test_files, fail_to_pass=task.FAIL_TO_PASS,
         pass_to_pass=task.PASS_TO_PASS, aux_checks=checks, group_size=group_size,
-        source_files=task.changed_files or changed_files(task.patch), strategy=task.strategy,
-        statement_style=task.statement_style, parent_ids=task.parent_ids, hints_text=task.hints_text,
+        source_files=task.relevant_files or changed_files(task.patch), strategy=task.strategy or None,
+        statement_style=task.statement_style or None, parent_ids=task.parent_ids, hints_text=task.hints_text,
         created_at=task.created_at, version=task.version, environment_setup_commit=task.environment_setup_commit,
     )
 

@@ -5,7 +5,7 @@ from datagen.records.core import DROP_REASONS, ClusterRow, CodeFile, DropReason,
 from datagen.records.pack import PackOutputRow, RepoDocRow, RepoOrderRow, TokenCountRow
 from datagen.records.pool import AuxCheck, ChatMessage, LedgerRow, PoolDropRow, PoolRow, PoolTaskInput
 from datagen.records.score import AttemptRow, DifficultyRow, ScoreRow
-from datagen.records.tasks import RunResult, TaskRecord, ValidationRow
+from datagen.records.tasks import CandidateRow, RepoBaselineRow, RunResult, TaskRecord, TaskRow, ValidationRow
 from datagen.records.teacher import TeacherCall
 
 # Every manifest table, in DDL order. Later builds append their records here.
@@ -13,6 +13,7 @@ TABLES: list[type[Record]] = [
     RunRow, FileRow, ShardRow, ValidationRow, TeacherCall,
     RepoOrderRow, RepoDocRow, TokenCountRow, PackOutputRow,
     ClusterRow,
+    RepoBaselineRow, CandidateRow, TaskRow,
     ScoreRow, AttemptRow, DifficultyRow,
     PoolRow, PoolDropRow, LedgerRow,
 ]
@@ -22,7 +23,7 @@ DATASET_RECORDS: list[type[Record]] = [CodeFile, TaskRecord]
 __all__ = [
     "Record", "RunRow", "FileRow", "ShardRow", "ClusterRow", "CodeFile", "TaskRecord", "RunResult",
     "ValidationRow", "TeacherCall", "RepoOrderRow", "RepoDocRow", "TokenCountRow", "PackOutputRow",
-    "ScoreRow", "AttemptRow", "DifficultyRow",
+    "CandidateRow", "TaskRow", "RepoBaselineRow", "ScoreRow", "AttemptRow", "DifficultyRow",
     "PoolRow", "PoolDropRow", "LedgerRow", "ChatMessage", "AuxCheck", "PoolTaskInput",
     "TABLES", "DATASET_RECORDS", "DropReason", "DROP_REASONS", "reason_key",
 ]

@@ -45,16 +45,8 @@ class AuxCheck(Record):
     required: bool = Field(True, description="a failed required check zeroes the reward")
 
 
-class PoolTaskInput(TaskRecord):
-    """A ``tasks.jsonl`` row as the pool reads it: a ``TaskRecord`` plus the optional keys
-    the tasks build may add (absent keys take their defaults)."""
-
-    relevant_files: list[str] = Field(default_factory=list)
-    strategy: str | None = Field(None, description="the mutation strategy, e.g. op_swap_v1")
-    statement_style: str | None = None
-    parent_ids: list[str] = Field(default_factory=list, description="tasks this one evolved from")
-    changed_files: list[str] = Field(default_factory=list, description="files the fix touches")
-
+# The pool reads tasks.jsonl rows as they are: TaskRecord carries the tasks build's fields.
+PoolTaskInput = TaskRecord
 
 class PoolRow(Record):
     """One RL instruction (manifest table ``pool``; a row of ``data/<split>-*.parquet``)."""

@@ -58,6 +58,18 @@ class TaskRecord(Record):
     )
     runner: Literal["pytest", "node"] = "pytest"
     test_files: list[str] = Field(default_factory=list, description="empty = whole suite")
+    # Written by ``datagen build tasks`` (optional for tasks from elsewhere).
+    bug_patch: str = Field("", description="the reverse of `patch`: the diff that introduces the bug "
+                           "(SWE-smith's `patch`)")
+    strategy: str = Field("", description="versioned name of the strategy that made the task")
+    parent_ids: list[str] = Field(default_factory=list, description="tasks this one was made from "
+                                  "(combine, evolve)")
+    statement_style: str = Field("", description="'issue', 'terse' or 'template'")
+    relevant_files: list[str] = Field(default_factory=list, description="files the fix and the "
+                                      "failing tests touch (retrieval labels)")
+    changed_files: int = Field(0, description="files the fix changes")
+    changed_lines: int = Field(0, description="lines the fix adds plus lines it removes")
+    long_horizon: bool = Field(False, description="the fix spans 5 or more files")
 
     @field_validator("FAIL_TO_PASS", "PASS_TO_PASS", mode="before")
     @classmethod
@@ -84,3 +96,75 @@ class ValidationRow(Record):
     missing_p2p: list[str] = Field(description="stored PASS_TO_PASS tests that no longer pass")
     notes: list[str] = Field(description="runs whose results may be incomplete, and why")
     duration_s: float
+
+
+CandidateStatus = Literal["kept", "dropped"]
+
+
+class CandidateRow(Record):
+    """EVERY candidate patch a strategy proposed, kept or not, with the reason."""
+
+    __table__ = "candidates"
+    __primary_key__ = ("run_id", "candidate_id")
+
+    run_id: str
+    candidate_id: str = Field(description="hash of repo, strategy, entity, seed and the change")
+    repo: str
+    strategy: str
+    family: str = Field(description="procedural, removal, feature_removal, history, combine, lm_rewrite, evolve")
+    entity: str = Field(description="path::qualname of the targeted entity ('' when none)")
+    seed: int
+    status: CandidateStatus
+    reason: str | None = Field(None, description="why dropped, e.g. 'no_test_breaks'")
+    stage: str = Field(description="furthest stage reached: generated, applied, broke_tests, valid, kept")
+    instance_id: str | None = Field(None, description="the task it became, when kept")
+    fail_to_pass: int = 0
+    pass_to_pass: int = 0
+    changed_lines: int = 0
+    sandbox_s: float = Field(0.0, description="sandbox wall seconds spent validating it")
+    teacher_tokens: int = Field(0, description="teacher tokens spent on it (rewrite, statement)")
+    parent_ids: list[str] = Field(default_factory=list)
+
+
+class TaskRow(Record):
+    """One emitted task (the full record is a line of ``tasks.jsonl``)."""
+
+    __table__ = "tasks"
+    __primary_key__ = ("run_id", "instance_id")
+
+    run_id: str
+    instance_id: str
+    candidate_id: str
+    repo: str
+    strategy: str
+    base_commit: str
+    fail_to_pass: int
+    pass_to_pass: int
+    changed_files: int
+    changed_lines: int
+    statement_style: str
+    statement_chars: int
+    statement_note: str = Field("", description="why the teacher's statement was not used "
+                                "(the template replaced it), e.g. 'quotes_fix_line'")
+    long_horizon: bool
+
+
+class RepoBaselineRow(Record):
+    """One input repo's test suite as the tasks build found it."""
+
+    __table__ = "repo_baselines"
+    __primary_key__ = ("run_id", "repo")
+
+    run_id: str
+    repo: str
+    runner: str | None = Field(None, description="pytest or node; null when none was found")
+    status: Literal["ok", "skipped"]
+    reason: str | None = Field(None, description="why the repo gives no tasks, e.g. 'no_tests'")
+    tests: int = Field(0, description="tests that passed in every baseline run")
+    flaky_tests: list[str] = Field(default_factory=list, description="tests whose result changed between runs")
+    failing_tests: int = Field(0, description="tests that failed in every baseline run (left out)")
+    suite_s: float = Field(0.0, description="median wall seconds of one whole-suite run")
+    source_lines: int = Field(0, description="non-blank lines of non-test source files")
+    entities: int = Field(0, description="functions, methods and classes found")
+    covered_entities: int = Field(0, description="entities at least one passing test reaches")
+    clean_commit: str = Field("", description="commit of the clean source in repos/<repo>.git")

@@ -3,7 +3,9 @@
 For small teachers, and so the whole teacher path runs a real model in tests. Requests
 that share sampling settings are generated together (left-padded batches); each batch
 seeds torch with the request's seed, so answers repeat. JSON schemas are not enforced
-while decoding here: answers are validated (and re-asked) by the shared plumbing.
+while decoding here: answers are validated (and re-asked) by the shared plumbing. A prompt
+longer than the model's context keeps its end (where the prompts put the instruction):
+the model would otherwise fail the whole batch with an index error.
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ class TransformersTeacher(BaseTeacher):
         self.model.to(device).eval()
         self.device = device
         self.tokenizer.padding_side = "left"
+        self.tokenizer.truncation_side = "left"
         if self.tokenizer.pad_token is None:
             self.tokenizer.pad_token = self.tokenizer.eos_token
 
@@ -83,9 +86,14 @@ class TransformersTeacher(BaseTeacher):
         s, n = first.sampling, first.request.n
         if first.request.seed is not None:
             torch.manual_seed(first.request.seed)
-        enc = self.tokenizer([self._prompt_text(c) for c in calls], return_tensors="pt",
-                             padding=True).to(self.device)
-        kwargs: dict[str, Any] = {"max_new_tokens": s["max_tokens"], "num_return_sequences": n,
+        new_tokens, fit = s["max_tokens"], None
+        context = getattr(self.model.config, "max_position_embeddings", None)
+        if context:
+            new_tokens = min(new_tokens, context // 2)
+            fit = context - new_tokens
+        enc = self.tokenizer([self._prompt_text(c) for c in calls], return_tensors="pt", padding=True,
+                             truncation=fit is not None, max_length=fit).to(self.device)
+        kwargs: dict[str, Any] = {"max_new_tokens": new_tokens, "num_return_sequences": n,
                                   "pad_token_id": self.tokenizer.pad_token_id}
         if s["temperature"] > 0:
             kwargs.update(do_sample=True, temperature=s["temperature"], top_p=s["top_p"])

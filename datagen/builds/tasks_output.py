@@ -1,0 +1,110 @@
+"""What ``datagen build tasks`` leaves in its output folder, besides ``repos/``:
+``tasks.jsonl``, ``data/train-*.parquet`` with a dataset card, and the manifest tables.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import statistics
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import yaml
+
+from datagen.builds.card import size_category
+from datagen.config.tasks import TasksRecipe
+from datagen.manifest import Manifest
+from datagen.records import ShardRow, TeacherCall
+from datagen.records.tasks import CandidateRow, RepoBaselineRow, TaskRecord, TaskRow
+from datagen.synth.emit import Emitted
+
+# Published task sizes (changed lines of the fix) to read ours against.
+REFERENCES = {"SWE-bench": "7-10 changed lines (median)", "CursorBench": "181 changed lines (median)"}
+
+
+def write_outputs(cfg: TasksRecipe, out: Path, run_id: str, states, rows: list[CandidateRow],
+                  emitted: list[Emitted], calls: list[TeacherCall]) -> None:
+    records = sorted((e.record for e in emitted), key=lambda r: r.instance_id)
+    _write_jsonl(out / "tasks.jsonl", records)
+    shard = _write_parquet(out / "data" / "train-00000-of-00001.parquet", records)
+    _write_card(out, cfg, records)
+    by_id = {e.record.instance_id: e for e in emitted}
+    task_rows = [TaskRow(run_id=run_id, instance_id=r.instance_id,
+                         candidate_id=by_id[r.instance_id].candidate.candidate_id,
+                         statement_note=by_id[r.instance_id].statement_note,
+                         repo=r.repo, strategy=r.strategy, base_commit=r.base_commit,
+                         fail_to_pass=len(r.FAIL_TO_PASS), pass_to_pass=len(r.PASS_TO_PASS),
+                         changed_files=r.changed_files, changed_lines=r.changed_lines,
+                         statement_style=r.statement_style, statement_chars=len(r.problem_statement),
+                         long_horizon=r.long_horizon) for r in records]
+    baselines = [s.row.model_copy(update={"run_id": run_id}) for s in states]
+    with Manifest(out) as m:
+        m.execute("BEGIN TRANSACTION")
+        for table in ("candidates", "tasks", "repo_baselines", "shards"):
+            m.execute(f"DELETE FROM {table}")
+        m.insert(RepoBaselineRow, baselines)
+        m.insert(CandidateRow, rows)
+        m.insert(TaskRow, task_rows)
+        m.insert(ShardRow, [shard.model_copy(update={"run_id": run_id})])
+        if calls:
+            m.insert(TeacherCall, calls)
+        m.execute("COMMIT")
+
+
+def _write_jsonl(path: Path, records: list[TaskRecord]) -> None:
+    tmp = path.with_suffix(".tmp")
+    with open(tmp, "w", encoding="utf-8") as fh:
+        for r in records:
+            fh.write(json.dumps(r.model_dump(mode="json"), ensure_ascii=False, sort_keys=False) + "\n")
+    tmp.replace(path)
+
+
+def _write_parquet(path: Path, records: list[TaskRecord]) -> ShardRow:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    for stale in path.parent.glob("*.parquet"):
+        stale.unlink()
+    fields = list(TaskRecord.model_fields)
+    rows = [r.model_dump(mode="json") for r in records]
+    table = pa.Table.from_pylist(rows) if rows else pa.table({f: pa.array([], pa.string()) for f in fields})
+    tmp = path.with_suffix(".tmp")
+    pq.write_table(table, tmp, compression="zstd")
+    tmp.replace(path)
+    data = path.read_bytes()
+    return ShardRow(run_id="", path=str(path.relative_to(path.parent.parent)), rows=len(records),
+                    bytes=len(data), sha256=hashlib.sha256(data).hexdigest())
+
+
+def size_stats(records: list[TaskRecord]) -> dict[str, float]:
+    lines = sorted(r.changed_lines for r in records) or [0]
+    return {"median": statistics.median(lines), "p90": lines[int(0.9 * (len(lines) - 1))],
+            "max": lines[-1], "long_horizon": sum(r.long_horizon for r in records)}
+
+
+def _write_card(out: Path, cfg: TasksRecipe, records: list[TaskRecord]) -> None:
+    header = {
+        "license": "other", "pretty_name": "datagen agent tasks",
+        "tags": ["code", "agents", "swe-bench", "datagen"], "task_categories": ["text-generation"],
+        "size_categories": [size_category(len(records))],
+        "configs": [{"config_name": "default", "default": True,
+                     "data_files": [{"split": "train", "path": "data/train-*.parquet"}]}],
+    }
+    by_strategy: dict[str, int] = {}
+    for r in records:
+        by_strategy[r.strategy] = by_strategy.get(r.strategy, 0) + 1
+    stats = size_stats(records)
+    lines = ["---", yaml.safe_dump(header, sort_keys=False).rstrip(), "---", "",
+             "# datagen agent tasks", "",
+             "Software-engineering tasks proven by execution, built by `datagen build tasks`: each",
+             "task's FAIL_TO_PASS tests fail at `base_commit` (a branch of `repos/<repo>.git`) and",
+             "pass, with every PASS_TO_PASS test, after `git apply` of `patch` (the fix).",
+             "`bug_patch` is its reverse. Every candidate, kept or not, is in `manifest.duckdb`.", "",
+             "## Load", "", "```python", "import datasets",
+             'ds = datasets.load_dataset("parquet", data_dir="data", split="train")', "```", "",
+             "## Statistics", "", f"- tasks: {len(records)}",
+             f"- changed lines of the fix: median {stats['median']}, p90 {stats['p90']}, max {stats['max']}",
+             f"- long-horizon tasks (fix spans 5+ files): {stats['long_horizon']}",
+             *(f"- reference, {k}: {v}" for k, v in REFERENCES.items()), "", "| strategy | tasks |", "|---|---:|",
+             *(f"| {k} | {v} |" for k, v in sorted(by_strategy.items())), ""]
+    (out / "README.md").write_text("\n".join(lines), encoding="utf-8")

@@ -1,0 +1,307 @@
+"""The stages of ``datagen build tasks`` (see ``builds/tasks.py`` for the order)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from rich.console import Console
+
+from datagen.builds.progress import progress_bar
+from datagen.config.tasks import TasksRecipe
+from datagen.crawl.rules import CrawlRules
+from datagen.crawl.sources import ListedFile, Repo
+from datagen.curate.secrets import SecretPack
+from datagen.errors import SkipItem
+from datagen.records.tasks import CandidateRow, RepoBaselineRow
+from datagen.sandbox.base import Sandbox
+from datagen.sandbox.env import EnvManager
+from datagen.synth.baseline import Baseline, SuiteRunner, measure_baseline
+from datagen.synth.candidates import Candidate, covered_entities, propose
+from datagen.synth.check import Verdict, check_changes
+from datagen.synth.emit import Emitted, commit_task, instance_id
+from datagen.synth.gitrepo import TaskRepo
+from datagen.synth.mining import combine_candidates, history_candidates
+from datagen.synth.snapshot import detect_runner, non_blank_lines, snapshot_files, source_files, write_snapshot
+from datagen.synth.statements import RepoTokens, template_statement
+
+PROPOSING = ("procedural", "removal", "feature_removal")
+
+
+@dataclass
+class RepoState:
+    """One input repo as the build sees it."""
+
+    repo: Repo
+    row: RepoBaselineRow
+    src: Path | None = None
+    texts: dict[str, str] = field(default_factory=dict)
+    sources: list[tuple[str, str]] = field(default_factory=list)
+    baseline: Baseline | None = None
+    suite: SuiteRunner | None = None
+    git: TaskRepo | None = None
+    clean: str = ""
+    _tokens: RepoTokens | None = None
+
+    @property
+    def tokens(self) -> RepoTokens:
+        if self._tokens is None:
+            self._tokens = RepoTokens(self.texts)
+        return self._tokens
+
+
+def test_limits(cfg: TasksRecipe):
+    return cfg.sandbox.limits.model_copy(update={"timeout_s": cfg.validation.test_timeout_s})
+
+
+# 1. prepare --------------------------------------------------------------------------------
+def prepare_repo(cfg: TasksRecipe, repo: Repo, files: list[ListedFile], out: Path, work: Path,
+                 sandbox: Sandbox, console: Console) -> RepoState:
+    """Snapshot, clean commit, environment and baseline of one repo (or why it has none)."""
+    state = RepoState(repo, RepoBaselineRow(run_id="", repo=repo.name, status="skipped"))
+    if repo.error:
+        return _skip(state, repo.error)
+    if not CrawlRules.from_config(cfg.crawl).license_allowed(repo.license):
+        return _skip(state, f"license:{repo.license or 'unknown'}")
+    snap = snapshot_files(files)
+    state.src = _snapshot(repo, snap, work / "src" / repo.name, cfg.statement.redact_secrets)
+    state.texts = _texts(state.src, [f.path for f in snap])
+    # strategies target the repo's own code: not vendored, generated or minified files
+    state.sources = source_files(sorted(state.texts), {f.path: f.lang for f in snap if f.skip is None})
+    state.row.source_lines = sum(non_blank_lines(state.texts[p]) for p, _ in state.sources)
+    runner = detect_runner(state.src, [f.path for f in snap])
+    state.row.runner = runner
+    if runner is None:
+        return _skip(state, "no_test_runner")
+    state.git = TaskRepo(out / "repos" / f"{repo.name}.git")
+    state.clean = state.row.clean_commit = state.git.commit_folder(state.src, f"{repo.name}: clean source")
+    try:
+        env = EnvManager(cfg.env, sandbox, cfg.sandbox.limits).ensure(state.src) if runner == "pytest" else None
+    except SkipItem as exc:
+        return _skip(state, exc.reason, str(exc))
+    ro = tuple(Path(p) for p in cfg.sandbox.ro_paths)
+    scratch = work / "scratch"
+    scratch.mkdir(parents=True, exist_ok=True)
+    state.suite = SuiteRunner(runner, state.src, sandbox, test_limits(cfg), env, scratch, ro)
+    state.baseline = _baseline(cfg, state.suite, work / "baselines" / f"{repo.name}.json", console, repo.name)
+    b = state.baseline
+    state.row = state.row.model_copy(update={
+        "tests": len(b.stable), "flaky_tests": b.flaky, "failing_tests": len(b.failing),
+        "suite_s": round(b.suite_s, 3), "status": "skipped" if b.reason else "ok", "reason": b.reason})
+    return state
+
+
+def _skip(state: RepoState, reason: str, detail: str = "") -> RepoState:
+    state.row = state.row.model_copy(update={"status": "skipped", "reason": reason})
+    return state
+
+
+def _snapshot(repo: Repo, snap: list[ListedFile], dest: Path, redact: bool) -> Path:
+    """The clean source in the work folder (kept across a resume: written once)."""
+    done = dest.parent / f"{repo.name}.done"
+    if done.exists():
+        return dest
+    shutil.rmtree(dest, ignore_errors=True)
+    dest.mkdir(parents=True)
+    write_snapshot(repo, snap, dest)
+    if redact:
+        pack = SecretPack.load()
+        for f in snap:
+            path = dest / f.path
+            try:
+                text = path.read_text(encoding="utf-8")
+            except (UnicodeDecodeError, OSError):
+                continue
+            clean, found = pack.redact(text)
+            if found:
+                path.write_text(clean, encoding="utf-8")
+    done.touch()
+    return dest
+
+
+def _texts(src: Path, paths: list[str]) -> dict[str, str]:
+    texts = {}
+    for p in paths:
+        try:
+            texts[p] = (src / p).read_text(encoding="utf-8")
+        except (UnicodeDecodeError, OSError):
+            continue
+    return texts
+
+
+def _baseline(cfg: TasksRecipe, suite: SuiteRunner, cache: Path, console: Console, name: str) -> Baseline:
+    if cache.exists():
+        data = json.loads(cache.read_text())
+        data["line_tests"] = {p: {int(n): t for n, t in lines.items()} for p, lines in data["line_tests"].items()}
+        return Baseline(**data)
+    with progress_bar(console, f"baseline {name}", None):
+        base = measure_baseline(suite, cfg.baseline.runs, cfg.baseline.coverage)
+    _atomic_json(cache, asdict(base))
+    return base
+
+
+def _atomic_json(path: Path, data: object) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(data, sort_keys=True))
+    tmp.replace(path)
+
+
+# 2. propose ------------------------------------------------------------------------------
+def propose_all(cfg: TasksRecipe, states: list[RepoState], teacher, console: Console) -> list[Candidate]:
+    """Every first-wave candidate of every ready repo, in a stable order."""
+    out: list[Candidate] = []
+    for s in states:
+        targets, total = covered_entities(s.sources, s.texts, s.baseline, cfg.synth.min_entity_lines)
+        s.row = s.row.model_copy(update={"entities": total, "covered_entities": len(targets)})
+        mine = list(propose(s.repo.name, targets, s.texts, [f for f in cfg.synth.families if f in PROPOSING],
+                            cfg.synth.strategies, cfg.seed, cfg.synth.seeds_per_pair,
+                            cfg.synth.max_candidates_per_entity))
+        if "history" in cfg.synth.families and s.repo.kind != "dir":
+            mine += history_candidates(s.repo.name, s.repo.root, s.texts, {p for p, _ in s.sources},
+                                       cfg.synth.history_commits)
+        if teacher is not None and "lm_rewrite" in cfg.synth.families:
+            from datagen.synth.teacher_tasks import lm_rewrites
+
+            mine += lm_rewrites(cfg, s.repo.name, targets, s.texts, teacher)
+        out += mine[: cfg.synth.max_candidates_per_repo]
+    for c in out:
+        if len(c.changes) > 1:
+            c.covering = []  # a change across files: the whole suite checks it
+    return out
+
+
+# 3. validate -----------------------------------------------------------------------------
+def validate_all(cfg: TasksRecipe, states: list[RepoState], candidates: list[Candidate], work: Path,
+                 console: Console) -> dict[str, Verdict]:
+    """A verdict per distinct candidate, from the work folder when an earlier run stored it."""
+    by_repo = {s.repo.name: s for s in states}
+    todo = list({c.candidate_id: c for c in candidates}.values())
+    folder = work / "verdicts"
+    folder.mkdir(parents=True, exist_ok=True)
+
+    def one(c: Candidate) -> tuple[str, Verdict]:
+        if c.drop is not None:
+            return c.candidate_id, Verdict(False, c.drop, "generated")
+        path = folder / f"{c.candidate_id}.json"
+        if path.exists():
+            return c.candidate_id, Verdict(**json.loads(path.read_text()))
+        s = by_repo[c.repo]
+        v = check_changes(s.suite, s.baseline, c.changes, c.covering, cfg.validation.full_runs)
+        _atomic_json(path, asdict(v))
+        return c.candidate_id, v
+
+    verdicts: dict[str, Verdict] = {}
+    with progress_bar(console, "validating candidates", len(todo)) as advance, \
+            ThreadPoolExecutor(cfg.workers) as pool:
+        for cid, v in pool.map(one, todo):
+            verdicts[cid] = v
+            advance(1)
+    return verdicts
+
+
+# 4. grow ---------------------------------------------------------------------------------
+def grow(cfg: TasksRecipe, states: list[RepoState], first: list[Candidate], verdicts: dict[str, Verdict],
+         teacher, console: Console) -> list[Candidate]:
+    """Second-wave candidates made from validated ones: combined bugs, teacher variants."""
+    kept = [c for c in _unique(first) if verdicts[c.candidate_id].kept]
+    ids = {c.candidate_id: instance_id(c) for c in kept}
+    extra: list[Candidate] = []
+    for s in states:
+        mine = [c for c in kept if c.repo == s.repo.name]
+        if "combine" in cfg.synth.families and cfg.synth.combine_tasks:
+            extra += combine_candidates(s.repo.name, mine, cfg.synth.combine_tasks, cfg.synth.combine_size,
+                                        cfg.seed, ids)
+        if teacher is not None and "evolve" in cfg.synth.families and cfg.synth.scale:
+            from datagen.synth.teacher_tasks import evolve
+
+            extra += evolve(cfg, s.repo.name, mine, s.texts, teacher, ids)
+    return extra
+
+
+def _unique(candidates: list[Candidate]) -> list[Candidate]:
+    return list({c.candidate_id: c for c in candidates}.values())
+
+
+# 5. emit ---------------------------------------------------------------------------------
+def emit_tasks(cfg: TasksRecipe, states: list[RepoState], candidates: list[Candidate],
+               verdicts: dict[str, Verdict], teacher, run_id: str, console: Console
+               ) -> tuple[list[Emitted], list[CandidateRow]]:
+    """Commit every kept candidate, write its statement; a row for every candidate."""
+    by_repo = {s.repo.name: s for s in states}
+    order = sorted(candidates, key=lambda c: (c.repo, c.family, c.strategy, c.entity, c.candidate_id))
+    fate: list[tuple[Candidate, dict]] = []  # each candidate with its row's overrides
+    emitted: list[Emitted] = []
+    seen: set[str] = set()
+    kept_lines: dict[str, list[set[str]]] = {}
+    for c in order:
+        v = verdicts[c.candidate_id]
+        if c.candidate_id in seen:
+            fate.append((c, {"status": "dropped", "reason": "duplicate_patch", "stage": "generated",
+                             "sandbox_s": 0.0, "fail_to_pass": 0, "pass_to_pass": 0}))
+            continue
+        seen.add(c.candidate_id)
+        if not v.kept:
+            fate.append((c, {}))
+            continue
+        s = by_repo[c.repo]
+        lines = changed_lines(c, s.texts)
+        mine = kept_lines.setdefault(c.repo, [])
+        if c.family == "evolve" and any(jaccard(lines, k) >= cfg.synth.near_dup_jaccard for k in mine):
+            fate.append((c, {"status": "dropped", "reason": "near_duplicate_patch"}))
+            continue
+        mine.append(lines)
+        emitted.append(commit_task(s.git, s.clean, c, v, f"repos/{c.repo}.git", s.suite.runner))
+        fate.append((c, {"instance_id": emitted[-1].record.instance_id, "stage": "kept"}))
+    _write_statements(cfg, by_repo, emitted, teacher, console)
+    rows = [_row(run_id, c, verdicts[c.candidate_id]).model_copy(update=upd) for c, upd in fate]
+    for e, row in zip(emitted, (r for r in rows if r.stage == "kept")):
+        row.changed_lines = e.record.changed_lines
+    return emitted, rows
+
+
+def changed_lines(c: Candidate, texts: dict[str, str]) -> set[str]:
+    """The lines a candidate removes or adds (stripped), for near-duplicate checks."""
+    out: set[str] = set()
+    for path, new in c.changes.items():
+        old = texts.get(path, "").splitlines()
+        now = (new or "").splitlines()
+        out |= {f"-{x.strip()}" for x in set(old) - set(now)} | {f"+{x.strip()}" for x in set(now) - set(old)}
+    return out
+
+
+def jaccard(a: set[str], b: set[str]) -> float:
+    return len(a & b) / len(a | b) if a or b else 1.0
+
+
+def _row(run_id: str, c: Candidate, v: Verdict) -> CandidateRow:
+    return CandidateRow(
+        run_id=run_id, candidate_id=c.candidate_id, repo=c.repo, strategy=c.strategy, family=c.family,
+        entity=c.entity, seed=c.seed, status="kept" if v.kept else "dropped", reason=v.reason,
+        stage=v.stage, fail_to_pass=len(v.fail_to_pass), pass_to_pass=len(v.pass_to_pass),
+        sandbox_s=v.sandbox_s, teacher_tokens=c.teacher_tokens, parent_ids=c.parent_ids)
+
+
+def _write_statements(cfg: TasksRecipe, by_repo: dict[str, RepoState], emitted: list[Emitted], teacher,
+                      console: Console) -> None:
+    pack = SecretPack.load() if cfg.statement.redact_secrets else None
+    if teacher is not None:
+        from datagen.synth.teacher_tasks import teacher_statements
+
+        statements = teacher_statements(cfg, emitted, {n: s.texts for n, s in by_repo.items()},
+                                        {n: s.tokens for n, s in by_repo.items()}, teacher)
+    else:
+        statements = []
+        for e in emitted:
+            tok = by_repo[e.record.repo].tokens
+            fix_only = tok.fix_only(e.candidate.changes, e.record.patch)
+            statements.append(template_statement(e.record.repo, e.record.FAIL_TO_PASS, e.verdict.failure_output,
+                                                 e.record.patch, fix_only))
+    for e, st in zip(emitted, statements):
+        text = pack.redact(st.text)[0] if pack is not None else st.text
+        e.record = e.record.model_copy(update={"problem_statement": text, "statement_style": st.style})
+        e.statement_note = st.note
+

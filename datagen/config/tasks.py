@@ -1,0 +1,83 @@
+"""Recipe model of ``datagen build tasks`` (``pipelines/tasks.yaml``)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from datagen.config.base import StrictModel
+from datagen.config.cpt import CrawlConfig
+from datagen.config.sandbox import EnvConfig, SandboxConfig
+from datagen.config.teacher import TeacherConfig
+
+Family = Literal["procedural", "removal", "feature_removal", "history", "combine", "lm_rewrite", "evolve"]
+TEACHER_FAMILIES = ("lm_rewrite", "evolve")
+
+
+class BaselineConfig(StrictModel):
+    runs: int = Field(3, ge=1, description="whole-suite runs per repo; a test that does not pass "
+                      "in every run is flaky and left out of every task")
+    coverage: bool = Field(True, description="map source lines to the tests that reach them "
+                           "(coverage.py dynamic contexts) and target only covered entities")
+
+
+class SynthConfig(StrictModel):
+    families: list[Family] = Field(
+        default_factory=lambda: ["procedural", "removal", "feature_removal", "history", "combine",
+                                 "lm_rewrite", "evolve"],
+        description="strategy families to run; lm_rewrite and evolve need a teacher and are "
+        "skipped (recorded) without one")
+    strategies: list[str] = Field(default_factory=list, description="only these strategy names "
+                                  "(empty: every registered one of the chosen families)")
+    seeds_per_pair: int = Field(1, ge=1, description="seeds tried per (entity, strategy)")
+    max_candidates_per_entity: int = Field(12, ge=1)
+    max_candidates_per_repo: int = Field(5000, ge=1)
+    min_entity_lines: int = Field(2, ge=1, description="smaller entities are not targeted")
+    combine_tasks: int = Field(10, ge=0, description="combined tasks tried per repo")
+    combine_size: tuple[int, int] = Field((2, 4), description="bugs merged per combined task")
+    history_commits: int = Field(200, ge=0, description="newest commits of a git input to mine")
+    lm_rewrites_per_repo: int = Field(20, ge=0, description="functions the teacher rewrites per repo")
+    scale: int = Field(1, ge=0, description="evolve: harder variants asked per validated task "
+                       "(25 for the full scale-up); 0 turns evolve off")
+    near_dup_jaccard: float = Field(0.8, gt=0, le=1, description="a variant whose patch is this "
+                                    "similar to a kept one is dropped")
+
+
+class ValidationStage(StrictModel):
+    full_runs: int = Field(2, ge=1, description="whole-suite runs of a candidate that broke a "
+                           "covering test; FAIL_TO_PASS must fail in all of them")
+    test_timeout_s: float = Field(120.0, gt=0, description="wall-clock limit of one test run")
+
+
+class StatementConfig(StrictModel):
+    styles: list[Literal["issue", "terse"]] = Field(
+        default_factory=lambda: ["issue", "terse"],
+        description="statement styles, assigned to tasks in turn (a teacher is needed; "
+        "without one every task gets a 'template' statement)")
+    max_output_chars: int = Field(3000, gt=0, description="test output shown to the teacher")
+    redact_secrets: bool = Field(True, description="run the secrets step on statements and patches")
+
+
+class TasksRecipe(StrictModel):
+    """``datagen build tasks``: repos with test suites -> verified agent tasks."""
+
+    inputs: list[str] = Field(default_factory=lambda: ["sample_data/*"], description="dirs / git repos / "
+                              "globs; a relative path that does not exist is looked up in the bundled sample_data/")
+    output: str = "out/tasks"
+    workers: int = Field(1, ge=1, description="parallel sandboxed test runs")
+    seed: int = Field(0, description="seed of every random choice (same seed, same tasks)")
+    crawl: CrawlConfig = CrawlConfig()
+    sandbox: SandboxConfig = SandboxConfig()
+    env: EnvConfig = EnvConfig(test_requirements=["pytest", "coverage"])
+    baseline: BaselineConfig = BaselineConfig()
+    synth: SynthConfig = SynthConfig()
+    validation: ValidationStage = ValidationStage()
+    statement: StatementConfig = StatementConfig()
+    teacher: TeacherConfig = Field(
+        default_factory=lambda: TeacherConfig(model="Qwen/Qwen2.5-Coder-32B-Instruct"),
+        description="used only when teacher.base_url is set or the backend is vllm/transformers")
+
+    @property
+    def has_teacher(self) -> bool:
+        return self.teacher.base_url is not None or self.teacher.backend != "openai"

@@ -1,0 +1,98 @@
+"""Candidates made from what already exists: a git input's history, and validated bugs
+merged together.
+
+- ``history``: a commit that changes source and tests together is a real, human-made
+  task (as SWE-bench mines them). Its source change, reverted on the clean snapshot, is
+  the bug; the tests of the snapshot (which include the commit's tests) must then fail.
+- ``combine``: 2-4 validated bugs of one repo, each in its own file, merged into one
+  task whose fix spans several files.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import subprocess
+import tempfile
+from collections.abc import Mapping
+from pathlib import Path
+
+from datagen.synth.candidates import Candidate, derive_seed
+from datagen.synth.snapshot import is_test_file
+
+HISTORY = "history_revert_v1"
+COMBINE = "combine_files_v1"
+
+
+def _git(root: str, *args: str, input: bytes | None = None) -> subprocess.CompletedProcess:
+    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "GIT_CONFIG_NOSYSTEM": "1"}
+    return subprocess.run(["git", "-C", root, *args], capture_output=True, input=input, env=env)
+
+
+def _commit_files(root: str, commit: str) -> list[str]:
+    proc = _git(root, "diff-tree", "--no-commit-id", "-r", "--name-only", "-z", f"{commit}^", commit)
+    return [p for p in proc.stdout.decode("utf-8", "surrogateescape").split("\0") if p]
+
+
+def reverse_apply(texts: Mapping[str, str], diff: str) -> dict[str, str | None] | None:
+    """The files of ``diff`` after applying it in reverse to ``texts``; None if it does not
+    apply (the code moved on since the commit)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        paths = [p for p in texts if f"a/{p}" in diff or f"b/{p}" in diff]
+        for path in paths:
+            target = Path(tmp, path)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(texts[path], encoding="utf-8")
+        env = {**os.environ, "GIT_CEILING_DIRECTORIES": str(Path(tmp).parent)}
+        proc = subprocess.run(["git", "apply", "-R", "--whitespace=nowarn", "-"], cwd=tmp,
+                              input=diff.encode(), capture_output=True, env=env)
+        if proc.returncode != 0:
+            return None
+        out: dict[str, str | None] = {}
+        for path in paths:
+            target = Path(tmp, path)
+            out[path] = target.read_text(encoding="utf-8") if target.exists() else None
+        return {p: t for p, t in out.items() if t != texts[p]} or None
+
+
+def history_candidates(repo: str, root: str, texts: Mapping[str, str], source_paths: set[str],
+                       max_commits: int) -> list[Candidate]:
+    """One candidate per recent commit that touches both source and test files."""
+    log = _git(root, "log", "--no-merges", "--format=%H", f"-n{max_commits}", "HEAD")
+    if log.returncode != 0:
+        return []
+    found = []
+    for commit in log.stdout.decode().split():
+        files = _commit_files(root, commit)
+        source = [f for f in files if f in source_paths]
+        if not source or not any(is_test_file(f) for f in files):
+            continue
+        diff = _git(root, "diff", "--no-color", "--no-renames", f"{commit}^", commit, "--", *source)
+        changes = reverse_apply(texts, diff.stdout.decode("utf-8", "surrogateescape"))
+        if changes:
+            found.append(Candidate(repo, HISTORY, "history", f"commit:{commit[:12]}", 0, changes))
+    return found
+
+
+def combine_candidates(repo: str, kept: list[Candidate], n_tasks: int, sizes: tuple[int, int],
+                       seed: int, ids: Mapping[str, str]) -> list[Candidate]:
+    """Up to ``n_tasks`` merges of validated single-file bugs from distinct files.
+    ``ids`` maps a member's candidate id to its task id (the combined task's parents)."""
+    singles = [c for c in kept if len(c.changes) == 1 and c.family != "combine"]
+    by_file: dict[str, list[Candidate]] = {}
+    for c in singles:
+        by_file.setdefault(next(iter(c.changes)), []).append(c)
+    files = sorted(by_file)
+    lo, hi = sizes
+    if len(files) < lo:
+        return []
+    out = []
+    for k in range(n_tasks):
+        rng = random.Random(derive_seed(seed, repo, COMBINE, k))
+        picked = rng.sample(files, rng.randint(lo, min(hi, len(files))))
+        members = [rng.choice(by_file[f]) for f in sorted(picked)]
+        changes = {p: t for m in members for p, t in m.changes.items()}
+        out.append(Candidate(repo, COMBINE, "combine", "", k, changes,
+                             parent_ids=[ids[m.candidate_id] for m in members]))
+    unique = {c.candidate_id: c for c in out}
+    return [unique[k] for k in sorted(unique)]

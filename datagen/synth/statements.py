@@ -1,0 +1,102 @@
+"""Problem statements: written from the failing tests and their output, never from the
+diff, then checked for leaks of the fix.
+
+A statement leaks when it quotes a line the fix adds, or names an identifier or literal
+that appears only in the fix (nowhere in the repo the agent is given). Leaking teacher
+statements fall back to the template; the template itself drops the error line when
+that line would leak.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import jinja2
+
+from datagen.resources import data_dir
+
+TOKEN = re.compile(r"[A-Za-z_][A-Za-z0-9_]{2,}|\d+(?:\.\d+)?|\"[^\"\n]{2,}\"|'[^'\n]{2,}'")
+MIN_QUOTED_LINE = 12  # shorter added lines ("return x", "else:") are too common to count
+_ENV = jinja2.Environment(loader=jinja2.FileSystemLoader(str(data_dir("pipelines") / "prompts")),
+                          keep_trailing_newline=True, undefined=jinja2.StrictUndefined, autoescape=False)
+
+
+def render(name: str, **values: object) -> str:
+    """Render ``pipelines/prompts/<name>.j2`` (prompts are data, edited without code)."""
+    return _ENV.get_template(f"{name}.j2").render(**values)
+
+
+def tokens(text: str) -> set[str]:
+    return set(TOKEN.findall(text))
+
+
+def added_lines(patch: str) -> list[str]:
+    """The lines a unified diff adds (without the ``+``)."""
+    return [line[1:] for line in patch.splitlines() if line.startswith("+") and not line.startswith("+++")]
+
+
+class RepoTokens:
+    """How many files of the clean repo contain each token, so the tokens that exist only
+    in a fix can be found by adjusting the counts for the files a candidate changes."""
+
+    def __init__(self, texts: Mapping[str, str]):
+        self.texts = texts
+        self.counts: Counter[str] = Counter()
+        for text in texts.values():
+            self.counts.update(tokens(text))
+
+    def fix_only(self, buggy: Mapping[str, str | None], patch: str) -> set[str]:
+        """Tokens the fix adds that the buggy repo (clean repo with ``buggy`` files) lacks."""
+        counts = Counter()
+        for path, text in buggy.items():
+            counts.update({t: -1 for t in tokens(self.texts.get(path, ""))})
+            counts.update(tokens(text or ""))
+        return {t for t in tokens("\n".join(added_lines(patch))) if self.counts[t] + counts[t] <= 0}
+
+
+def leak(statement: str, patch: str, fix_only: set[str]) -> str | None:
+    """Why ``statement`` gives the fix away, or None."""
+    flat = " ".join(statement.split())
+    for line in added_lines(patch):
+        quoted = " ".join(line.split())
+        if len(quoted) >= MIN_QUOTED_LINE and quoted in flat:
+            return "quotes_fix_line"
+    named = tokens(statement) & fix_only
+    return f"names_fix_token:{sorted(named)[0]}" if named else None
+
+
+def first_error(output: str) -> str:
+    """The first assertion or exception line of a pytest run (``E   ...``), if any."""
+    for line in output.splitlines():
+        if line.startswith("E ") and line[1:].strip():
+            return line[1:].strip()[:300]
+    return ""
+
+
+@dataclass
+class Statement:
+    text: str
+    style: str  # issue | terse | template
+    note: str = ""  # why a teacher statement was not used
+
+
+def template_statement(repo: str, failing: list[str], output: str, patch: str,
+                       fix_only: set[str]) -> Statement:
+    """The statement written without a teacher (style ``template``)."""
+    shown = failing[:10]
+    error = first_error(output)
+    text = render("statement_template", repo=repo, failing=shown, error=error)
+    if error and leak(text, patch, fix_only):
+        text = render("statement_template", repo=repo, failing=shown, error="")
+    return Statement(text.strip() + "\n", "template")
+
+
+def statement_prompt(style: str, repo: str, failing: list[str], output: str, test_source: str,
+                     max_chars: int) -> str:
+    """The teacher prompt for one statement: tests and their output, never the diff."""
+    trimmed = output if len(output) <= max_chars else output[: max_chars // 2] + "\n...\n" + output[-max_chars // 2:]
+    return render(f"statement_{style}", repo=repo, failing=failing[:10], output=trimmed.strip(),
+                  test_source=test_source.strip())

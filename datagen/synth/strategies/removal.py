@@ -1,0 +1,67 @@
+"""The ``removal`` family: empty a function's body so that the task is "implement this"."""
+
+from __future__ import annotations
+
+import random
+from typing import ClassVar
+
+from datagen.synth.entities import Entity
+from datagen.synth.source import Edit, Node, Source, statements
+from datagen.synth.strategies.base import FUNCS, Strategy, definition
+from datagen.synth.strategies.registry import register
+
+PY_STUB = "raise NotImplementedError"
+JS_STUB = 'throw new Error("not implemented");'
+
+
+def is_docstring(node: Node) -> bool:
+    kids = node.named_children
+    return node.type == "expression_statement" and len(kids) == 1 and kids[0].type == "string"
+
+
+def python_stub(src: Source, fn: Node) -> Edit | None:
+    """Edit replacing a Python function body (after its docstring) by ``raise NotImplementedError``."""
+    body = fn.child_by_field_name("body")
+    stmts = statements(body)
+    keep = stmts[0] if stmts and is_docstring(stmts[0]) else None
+    rest = stmts[1:] if keep is not None else stmts
+    if rest:
+        return rest[0].start_byte, body.end_byte, PY_STUB
+    if keep is None:
+        return None
+    return keep.end_byte, keep.end_byte, "\n" + src.indent_of(keep) + PY_STUB
+
+
+def js_stub(src: Source, fn: Node) -> Edit | None:
+    """Edit replacing a JS/TS function body by ``throw new Error("not implemented")``."""
+    body = fn.child_by_field_name("body")
+    if body is None:
+        return None
+    if body.type != "statement_block":  # arrow function with an expression body
+        return body.start_byte, body.end_byte, "{ " + JS_STUB + " }"
+    open_brace, close_brace = body.children[0], body.children[-1]
+    if open_brace.start_point[0] == close_brace.start_point[0]:  # a one-line body
+        return open_brace.end_byte, close_brace.start_byte, f" {JS_STUB} "
+    outer = src.line_indent(close_brace.start_byte)
+    first = body.named_children[0] if body.named_children else None
+    on_own_line = first is not None and first.start_point[0] > open_brace.start_point[0]
+    inner = src.line_indent(first.start_byte) if on_own_line else outer + "  "
+    return open_brace.end_byte, close_brace.start_byte, f"\n{inner}{JS_STUB}\n{outer}"
+
+
+@register
+class EmptyBody(Strategy):
+    name = "empty_body_v1"
+    explanation = "Replace the function's body with a stub that raises 'not implemented' (docstring kept)."
+    family: ClassVar[str] = "removal"
+    langs: ClassVar[frozenset[str]] = frozenset({"python", "javascript", "typescript"})
+    kinds: ClassVar[frozenset[str]] = FUNCS
+
+    def transform(self, text: str, entity: Entity, rng: random.Random) -> str | None:
+        src = Source.parse(entity.path, text, entity.lang)
+        node = src.entity_node(entity)
+        if node is None:
+            return None
+        fn = definition(node)
+        edit = python_stub(src, fn) if src.is_python else js_stub(src, fn)
+        return None if edit is None else src.accept(src.apply([edit]))

@@ -1,0 +1,172 @@
+"""``datagen build tasks`` end to end on the tiny ``minilib`` repo: what it writes, that
+every task replays with plain git + pytest outside datagen, determinism and resume."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from datagen.cli.app import app
+from datagen.records.tasks import TaskRecord
+from datagen.synth.statements import MIN_QUOTED_LINE, added_lines
+from tests.synth.buildkit import SITE, read_tasks, run_build, sql, start_build
+
+pytestmark = pytest.mark.slow
+
+
+def test_rows_are_task_records_with_lineage(built):
+    rows = read_tasks(built.out)
+    assert len(rows) >= 5
+    records = [TaskRecord.model_validate(r) for r in rows]
+    assert [r.instance_id for r in records] == sorted(r.instance_id for r in records)
+    strategies = {r.strategy for r in records}
+    assert {"py_op_change_v1", "history_revert_v1", "combine_files_v1"} <= strategies
+    for r in records:
+        assert r.FAIL_TO_PASS and r.PASS_TO_PASS and r.base_commit and r.patch and r.bug_patch
+        assert not set(r.FAIL_TO_PASS) & set(r.PASS_TO_PASS)
+        assert r.repo_path == "repos/minilib.git" and r.runner == "pytest"
+        assert r.statement_style == "template" and r.problem_statement.strip()
+        assert r.changed_lines >= 1 and r.relevant_files
+        assert {t.split("::")[0] for t in r.FAIL_TO_PASS} <= set(r.relevant_files)
+
+
+def test_manifest_tables(built):
+    tasks = {r["instance_id"]: r for r in read_tasks(built.out)}
+    cands = sql(built.out, "SELECT candidate_id, strategy, family, status, reason, stage, instance_id "
+                "FROM candidates")
+    assert len(cands) >= len(tasks)
+    for cid, _, _family, status, reason, stage, iid in cands:
+        assert status in ("kept", "dropped")
+        if status == "kept":
+            assert reason is None and stage == "kept" and iid in tasks
+        else:
+            assert reason and iid is None, (cid, reason)
+    kept = {row[6] for row in cands if row[3] == "kept"}
+    assert kept == set(tasks)
+    task_rows = sql(built.out, "SELECT instance_id, base_commit, fail_to_pass FROM tasks")
+    assert {(i, b, n) for i, b, n in task_rows} == {
+        (i, t["base_commit"], len(t["FAIL_TO_PASS"])) for i, t in tasks.items()}
+    (base,) = sql(built.out, "SELECT repo, status, runner, tests, flaky_tests, source_lines, clean_commit "
+                  "FROM repo_baselines")
+    assert base[:4] == ("minilib", "ok", "pytest", 8) and base[4] == [] and base[5] > 20
+    assert sql(built.out, "SELECT status FROM runs") == [("finished",)]
+    assert not (built.out / ".work").exists()
+
+
+def test_funnel_summary_printed(built):
+    assert "candidates per strategy (funnel)" in built.stdout
+    for word in ("generated", "broke tests", "kept", "py_op_change_v1", "history_revert_v1", "combine_files_v1"):
+        assert word in built.stdout
+    assert f"{len(read_tasks(built.out))} tasks in" in " ".join(built.stdout.split())
+
+
+def test_combine_and_history(built):
+    rows = read_tasks(built.out)
+    combined = [r for r in rows if r["strategy"] == "combine_files_v1"]
+    ids = {r["instance_id"] for r in rows}
+    assert combined
+    for r in combined:
+        assert r["changed_files"] >= 2 and len(r["parent_ids"]) >= 2 and set(r["parent_ids"]) <= ids
+    (history,) = [r for r in rows if r["strategy"] == "history_revert_v1"]
+    assert history["FAIL_TO_PASS"] == ["tests/test_core.py::test_clamp_high"]
+    assert "+        return high" in history["patch"]
+
+
+def test_datagen_validate_replays_every_task(built):
+    result = CliRunner().invoke(app, ["validate", str(built.out / "tasks.jsonl"), "--set",
+                                      f"env.inherit_site_packages=[{SITE}]", "--set", "validation.reruns=1"])
+    n = len(read_tasks(built.out))
+    assert result.exit_code == 0, result.output
+    assert f"{n}/{n} tasks still prove themselves" in result.output
+
+
+def _git(cwd: Path, *args: str, input: str | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(["git", "-C", str(cwd), *args], capture_output=True, text=True, input=input)
+
+
+def _pytest(cwd: Path, tests: list[str]) -> dict[str, bool]:
+    """Plain pytest (no sandbox, no datagen): node id -> passed."""
+    report = cwd / ".report.json"
+    plugin = ("import json, pytest\nres = {}\n"
+              "def pytest_runtest_logreport(report):\n"
+              "    if report.when == 'call' or report.outcome != 'passed':\n"
+              "        res[report.nodeid] = res.get(report.nodeid, True) and report.outcome == 'passed'\n"
+              f"def pytest_sessionfinish(session):\n    open({str(report)!r}, 'w').write(json.dumps(res))\n")
+    (cwd / "replay_plugin.py").write_text(plugin)
+    env = {**os.environ, "PYTHONPATH": str(cwd), "PYTHONDONTWRITEBYTECODE": "1"}
+    subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "replay_plugin", "-p", "no:cacheprovider", *tests],
+                   cwd=cwd, env=env, capture_output=True, timeout=120)
+    return json.loads(report.read_text()) if report.exists() else {}
+
+
+def test_replay_outside_datagen(built, tmp_path):
+    """The quality bar: a fresh clone, plain pytest, git apply."""
+    for k, task in enumerate(read_tasks(built.out)):
+        clone = tmp_path / f"clone{k}"
+        assert _git(tmp_path, "clone", "-q", str(built.out / task["repo_path"]), str(clone)).returncode == 0
+        assert _git(clone, "checkout", "-q", task["base_commit"]).returncode == 0
+        f2p, p2p = task["FAIL_TO_PASS"], task["PASS_TO_PASS"]
+        before = _pytest(clone, f2p)
+        assert not any(before.get(t, False) for t in f2p), (task["instance_id"], before)
+        assert _git(clone, "apply", "--check", "-R", input=task["bug_patch"]).returncode == 0  # bug reverses
+        applied = _git(clone, "apply", input=task["patch"])
+        assert applied.returncode == 0, applied.stderr
+        after = _pytest(clone, [*f2p, *p2p])
+        assert all(after.get(t) for t in f2p + p2p), (task["instance_id"], after)
+        # and the bug patch applies (forward) on the clean commit the fix restores
+        clean = tmp_path / f"clean{k}"
+        _git(tmp_path, "clone", "-q", str(built.out / task["repo_path"]), str(clean))
+        assert _git(clean, "apply", "--check", input=task["bug_patch"]).returncode == 0
+
+
+def test_patches_unique_and_statements_do_not_leak(built):
+    rows = read_tasks(built.out)
+    assert len({r["patch"] for r in rows}) == len(rows)
+    for r in rows:
+        flat = " ".join(r["problem_statement"].split())
+        for line in added_lines(r["patch"]):
+            quoted = " ".join(line.split())
+            assert len(quoted) < MIN_QUOTED_LINE or quoted not in flat, (r["instance_id"], line)
+
+
+def test_deterministic(built, minilib, synth_cache, tmp_path):
+    again = tmp_path / "again"
+    proc = run_build([minilib], again, synth_cache)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert (again / "tasks.jsonl").read_bytes() == (built.out / "tasks.jsonl").read_bytes()
+    refs = lambda out: _git(out / "repos" / "minilib.git", "for-each-ref", "--format=%(refname) %(objectname)").stdout  # noqa: E731
+    assert refs(again) == refs(built.out)
+
+
+def test_resume_after_sigkill(built, minilib, synth_cache, tmp_path):
+    out = tmp_path / "killed"
+    proc = start_build([minilib], out, synth_cache)
+    stored: dict[str, dict] = {}
+    deadline = time.monotonic() + 300
+    while proc.poll() is None and time.monotonic() < deadline:
+        found = list(out.glob(".work/*/verdicts/*.json"))
+        if len(found) >= 2:
+            proc.send_signal(signal.SIGKILL)
+            proc.wait()
+            stored = {p.stem: json.loads(p.read_text()) for p in out.glob(".work/*/verdicts/*.json")}
+            break
+        time.sleep(0.05)
+    assert stored, "the build ended before it stored two verdicts"
+    assert not (out / "tasks.jsonl").exists()
+    assert sql(out, "SELECT status FROM runs") == [("running",)]
+    again = run_build([minilib], out, synth_cache)
+    assert again.returncode == 0, again.stderr[-3000:]
+    assert (out / "tasks.jsonl").read_bytes() == (built.out / "tasks.jsonl").read_bytes()
+    # stored verdicts were read back, not run again: their sandbox seconds are the stored ones
+    seconds = dict(sql(out, "SELECT candidate_id, sandbox_s FROM candidates"))
+    for cid, verdict in stored.items():
+        assert seconds[cid] == verdict["sandbox_s"], cid
+    assert sql(out, "SELECT status FROM runs") == [("finished",)]

@@ -1,0 +1,55 @@
+"""The bundled sample repositories: every entity gets a strategy, and most pairs yield a mutation."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from datagen.synth.entities import extract_entities
+from datagen.synth.source import is_valid
+from datagen.synth.strategies.registry import strategies_for
+from tests.synth.helpers import LANG_OF, load_repo
+
+SAMPLES = Path(__file__).resolve().parents[2] / "sample_data"
+REPOS = {"tinyhttp": ("tinyhttp",), "shapes-js": ("src",)}  # the source folders of each repository
+SEEDS = range(5)
+
+
+def pairs(repo: str) -> tuple[dict[str, str], list]:
+    """The repository's files and every (entity, applicable strategies) pair list."""
+    files = load_repo(SAMPLES / repo, REPOS[repo])
+    strategies = strategies_for()
+    found = []
+    for path, text in files.items():
+        lang = LANG_OF[Path(path).suffix]
+        for e in extract_entities(path, text, lang):
+            found.append((e, [s for s in strategies if s.applies_to(e)]))
+    return files, found
+
+
+def first_valid(files: dict[str, str], e, strategy) -> dict[str, str] | None:
+    for seed in SEEDS:
+        changed = strategy.transform_repo(files, e, random.Random(seed))
+        if changed:
+            return changed
+    return None
+
+
+@pytest.mark.parametrize("repo", sorted(REPOS))
+def test_sample_repo(repo: str) -> None:
+    files, found = pairs(repo)
+    assert len(found) >= 20
+    assert not [e.qualname for e, applicable in found if not applicable]
+    total = ok = 0
+    for e, applicable in found:
+        for strategy in applicable:
+            total += 1
+            changed = first_valid(files, e, strategy)
+            if changed is None:
+                continue
+            ok += 1
+            for path, text in changed.items():
+                assert text != files[path] and is_valid(text, LANG_OF[Path(path).suffix], path)
+    assert ok / total >= 0.8, f"{ok}/{total} pairs yield a mutation"
