@@ -8,6 +8,7 @@ from pathlib import Path
 import typer
 
 from datagen.config.cpt import CptCorpusRecipe
+from datagen.config.rl_pool import RlPoolRecipe
 from datagen.config.tasks import TasksRecipe
 
 app = typer.Typer(help="Run a build (writes data shards and <out>/manifest.duckdb).", no_args_is_help=True)
@@ -117,3 +118,40 @@ def tasks(
     )
     if not result.skipped:
         print_tasks_summary(result)
+
+
+@app.command("rl-pool", epilog=recipe_help(RlPoolRecipe))
+def rl_pool(
+    tasks: str = typer.Option(None, "--tasks", "-t", help="A tasks build's output folder or its tasks.jsonl "
+                              "(default: the recipe's, out/tasks)."),
+    output: Path = typer.Option(None, "--output", "-o", help="Output folder (default: out/rl-pool)."),
+    recipe: str = typer.Option(None, "--recipe", "-r", help="Recipe YAML (default: pipelines/rl-pool.yaml)."),
+    set_: list[str] = typer.Option(None, "--set", help="Override one recipe field: --set difficulty.k=8"),
+    workers: int = typer.Option(None, "--workers", "-w", help="Attempts graded in parallel (default: recipe)."),
+    force: bool = typer.Option(False, "--force", help="Rebuild even if this exact build already finished."),
+) -> None:
+    """Build the RL instruction pool: hard-but-solvable tasks, each handed out once.
+
+    tasks -> decontamination, near-duplicate statements, split by repository ->
+    perplexity (with a scorer model) -> K policy attempts per task in the sandbox,
+    pass-rate band (with a policy) -> pool shards + verl / SkyRL / SWE-bench exports +
+    SFT JSONL of passing attempts -> manifest (every dropped instruction with its reason).
+    Then hand instructions out with `datagen pool take`.
+
+    Examples:
+
+      datagen build rl-pool --tasks out/tasks -o out/rl-pool
+
+      datagen build rl-pool --tasks /data/tasks -o /data/pool --set policy.base_url=http://gpu02:8000/v1 --set difficulty.k=8
+
+      datagen build rl-pool --tasks /data/tasks --set perplexity.enabled=true --set perplexity.model=/models/scorer --set perplexity_cut.max_percentile=95
+
+      datagen pool take out/rl-pool --n 256 --consumer run-17 > batch.jsonl
+    """
+    from datagen.builds.rl_pool import run_rl_pool
+    from datagen.cli.summary import print_pool_summary
+
+    result = run_rl_pool(tasks=tasks, output=output, recipe=recipe, overrides=set_ or [], workers=workers,
+                         force=force)
+    if not result.skipped:
+        print_pool_summary(result)

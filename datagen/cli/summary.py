@@ -80,3 +80,21 @@ def print_tasks_summary(result, console: Console | None = None) -> None:
     for note in result.notes:
         console.print(f"[yellow]note:[/] {note}")
     console.print(f"replay them: datagen validate {result.output / 'tasks.jsonl'}")
+
+
+def print_pool_summary(result, console: Console | None = None) -> None:
+    """The funnel tasks -> clean -> scored -> in band -> pooled, and the drop reasons."""
+    console = console or Console()
+    table = Table(title=f"rl-pool → {result.output}", show_header=True)
+    table.add_column("stage")
+    table.add_column("instructions", justify="right")
+    for stage, n in result.funnel.items():
+        table.add_row(stage, str(n))
+    for reason, n in result.dropped_by_reason.items():
+        table.add_row(f"  dropped: {reason}", str(n))
+    console.print(table)
+    console.print(f"{result.funnel.get('pooled', 0)} instructions in {result.output / 'data'}; exports in "
+                  f"{result.output / 'exports'}; {result.sft} SFT examples; {result.seconds:.1f} s")
+    for note in result.notes:
+        console.print(f"[yellow]note:[/] {note}")
+    console.print(f"hand them out once: datagen pool take {result.output} --n 256 --consumer RUN")

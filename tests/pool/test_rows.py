@@ -19,8 +19,8 @@ from datagen.pool.rows import (
 )
 from tests.pool.conftest import task, write_tasks
 
-EXTRAS = {"relevant_files": ["src/mod1.py"], "strategy": "op_swap_v1", "statement_style": "terse",
-          "parent_ids": ["org__lib-0"], "changed_files": ["src/mod1.py", "src/util.py"]}
+EXTRAS = {"relevant_files": ["src/mod1.py", "src/util.py"], "strategy": "op_swap_v1", "statement_style": "terse",
+          "parent_ids": ["org__lib-0"], "changed_files": 2}
 
 
 def test_prompt_is_a_system_and_a_user_message(tmp_path):
@@ -39,7 +39,7 @@ def test_reward_spec_and_lineage(tmp_path):
     path = write_tasks(tmp_path, [task(1, "org/lib", "x " * 20, **EXTRAS), task(2, "org/lib", "y " * 20)])
     first, second = rows_from_tasks(path, group_size=8)
     assert first.fail_to_pass == ["tests/test_1.py::test_fix"] and first.group_size == 8
-    assert first.source_files == ["src/mod1.py", "src/util.py"]  # changed_files when the tasks build gives it
+    assert first.source_files == ["src/mod1.py", "src/util.py"]  # relevant_files when the tasks build gives them
     assert second.source_files == ["src/mod2.py"]  # else read from the fix
     assert first.strategy == "op_swap_v1" and first.parent_ids == ["org__lib-0"]
     assert first.repo_path == str(tmp_path / "repos" / "lib")  # resolved against the tasks file
