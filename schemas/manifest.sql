@@ -36,6 +36,7 @@ CREATE TABLE IF NOT EXISTS files (
     contamination_source VARCHAR,
     contamination_span VARCHAR,
     cluster_id VARCHAR,
+    perplexity DOUBLE,
     PRIMARY KEY (run_id, file_id)
 );
 

@@ -4,7 +4,7 @@ Stages, each a function below (each resumable through the run's work folder):
 
 1. ``_list`` (main process): every file with its path-level skip reason.
 2. ``_crawl`` (datatrove, ``ceil(files / files_per_task)`` tasks): read, content checks,
-   the per-file steps of ``datagen.curate.steps.FILE_STEPS``, one parquet per rank with
+   the per-file steps of ``datagen.builds.file_steps.FILE_STEPS``, one parquet per rank with
    every row.
 3. ``_decide`` (DuckDB over the crawl parquet, out of core): exact dedup, then near
    dedup (MinHash LSH in datatrove stages, ``datagen.curate.near_dedup``).
@@ -36,6 +36,7 @@ from rich.console import Console
 
 from datagen.builds.card import write_card
 from datagen.builds.cpt_manifest import counts, outputs_intact, write_manifest
+from datagen.builds.file_steps import FILE_STEPS
 from datagen.builds.progress import Stopwatch, progress_bar, run_with_rank_progress
 from datagen.builds.run import BuildRun
 from datagen.builds.shards import write_text_shards
@@ -47,7 +48,6 @@ from datagen.crawl.rules import CrawlRules
 from datagen.crawl.sources import Repo, discover, fingerprint, list_repo
 from datagen.curate.base import FileStep, StepContext
 from datagen.curate.dedup import apply_near_dedup, exact_dedup
-from datagen.curate.steps import FILE_STEPS
 from datagen.pack.corpus import check_pack_setup, pack_corpus
 from datagen.pack.ordering import RepoOrderer, split_of
 from datagen.records import PackOutputRow, Record, RepoDocRow, RepoOrderRow, ShardRow

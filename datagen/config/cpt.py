@@ -9,6 +9,7 @@ from pydantic import Field
 from datagen.config.base import StrictModel
 from datagen.config.curate import DecontamConfig, NearDedupConfig, QualityConfig, SecretsConfig, SyntaxConfig
 from datagen.config.pack import PackConfig
+from datagen.config.score import CorpusPerplexityConfig
 
 
 class CrawlConfig(StrictModel):
@@ -55,6 +56,7 @@ class CptCorpusRecipe(StrictModel):
     decontam: DecontamConfig = DecontamConfig()
     syntax: SyntaxConfig = SyntaxConfig()
     secrets: SecretsConfig = SecretsConfig()
+    perplexity: CorpusPerplexityConfig = CorpusPerplexityConfig()
     shards: ShardsConfig = ShardsConfig()
     card: CardConfig = CardConfig()
     pack: PackConfig = PackConfig()

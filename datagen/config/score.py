@@ -84,3 +84,13 @@ class DifficultyConfig(StrictModel):
         if self.band_low >= self.band_high:
             raise ValueError("difficulty.band_low must be below difficulty.band_high")
         return self
+
+
+class CorpusPerplexityConfig(PerplexityConfig):
+    """The corpus build's perplexity step: a score per file, and an absolute cut (a file
+    step sees one file at a time, so percentiles are left to the rl-pool build)."""
+
+    enabled: bool = Field(False, description="score every kept file (needs perplexity.model)")
+    min: float | None = Field(None, description="drop files below (boilerplate, repeated lines)")
+    max: float | None = Field(None, description="drop files above (garbled or unnatural text)")
+    batch_docs: int = Field(64, ge=1, description="files scored together (sorted by length inside)")

@@ -18,7 +18,7 @@ DropReason = Literal[
     "empty", "invalid_utf8", "unknown_lang",
     # per-file steps
     "too_few_lines", "max_line_length", "avg_line_length", "alnum_fraction", "data_lines",
-    "eval_repo", "contaminated", "syntax_errors",
+    "eval_repo", "contaminated", "syntax_errors", "perplexity",
     # global decisions
     "exact_duplicate", "near_duplicate",
 ]
@@ -84,6 +84,7 @@ class FileRow(Record):
     cluster_id: str | None = Field(
         None, description="near-duplicate cluster (its representative's file_id)"
     )
+    perplexity: float | None = Field(None, description="under the recipe's scorer model (null: not scored)")
 
 
 class ClusterRow(Record):

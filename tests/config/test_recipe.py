@@ -6,8 +6,8 @@ import yaml
 from datagen.config.base import apply_overrides, load_recipe, recipe_hash, recipe_keys
 from datagen.config.cpt import CptCorpusRecipe
 from datagen.config.rl_pool import RlPoolRecipe
-from datagen.config.tasks import TasksRecipe
 from datagen.config.sandbox import ValidateRecipe
+from datagen.config.tasks import TasksRecipe
 from datagen.config.teacher import TeacherConfig
 from datagen.errors import UserError
 from datagen.resources import data_dir

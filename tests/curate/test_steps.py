@@ -9,9 +9,9 @@ import pytest
 from datatrove.data import Document
 
 from datagen.builds.cpt_corpus import file_steps
+from datagen.builds.file_steps import FILE_STEPS
 from datagen.builds.steps import RowsParquetWriter, UnknownField
 from datagen.config.cpt import CptCorpusRecipe
-from datagen.curate.steps import FILE_STEPS
 from datagen.records import DROP_REASONS, FileRow
 
 ROOT = Path(__file__).parents[2]
@@ -22,7 +22,9 @@ def test_every_step_writes_only_file_row_fields_and_has_a_recipe_section():
     for step in FILE_STEPS:
         assert set(step.writes) <= set(FileRow.columns()), step.__name__
         assert hasattr(getattr(recipe, step.section), "enabled"), step.section
-    assert [type(s) for s in file_steps(recipe, [])] == FILE_STEPS  # all on by default
+    on = [step for step in FILE_STEPS if getattr(recipe, step.section).enabled]
+    assert [type(s) for s in file_steps(recipe, [])] == on  # what the default recipe enables
+    assert on == [s for s in FILE_STEPS if s.section != "perplexity"]  # all but the model-based one
 
 
 def test_disabled_sections_are_left_out():

@@ -9,9 +9,9 @@ from pathlib import Path
 import duckdb
 
 from datagen.builds.rl_pool import run_rl_pool
+from tests.sandbox.conftest import make_task_repo
 from tests.score.lm import IN_DISTRIBUTION
 from tests.score.test_perplexity import scrambled
-from tests.sandbox.conftest import make_task_repo
 
 
 def test_perplexity_cut_drops_the_garbled_statement(tmp_path: Path, tiny_lm: Path):

@@ -1,6 +1,8 @@
 """The per-file steps of the crawl stage, in the order they run.
 
-Cheapest drop first; redaction last (it edits the text the others read). To add a step:
+Cheapest drop first; redaction after the checks (it edits the text they read), the
+model-based perplexity score last (the most expensive, on redacted text). The list lives
+with the builds because its steps come from two rooms (curate and score). To add a step:
 write its class (a ``FileStep`` with ``section``, ``writes`` and ``process``), add its
 recipe section, and add it to this list.
 """
@@ -12,7 +14,8 @@ from datagen.curate.decontam import DecontamStep
 from datagen.curate.quality import QualityStep
 from datagen.curate.secrets import SecretsStep
 from datagen.curate.syntax import SyntaxStep
+from datagen.score.corpus_step import PerplexityStep
 
-FILE_STEPS: list[type[FileStep]] = [QualityStep, DecontamStep, SyntaxStep, SecretsStep]
+FILE_STEPS: list[type[FileStep]] = [QualityStep, DecontamStep, SyntaxStep, SecretsStep, PerplexityStep]
 
 __all__ = ["FILE_STEPS"]
