@@ -142,9 +142,11 @@ def rl_pool(
 
       datagen build rl-pool --tasks out/tasks -o out/rl-pool
 
-      datagen build rl-pool --tasks /data/tasks -o /data/pool --set policy.base_url=http://gpu02:8000/v1 --set difficulty.k=8
+      datagen build rl-pool -t /data/tasks -o /data/pool --set policy.base_url=http://gpu02:8000/v1 \
+          --set difficulty.k=8
 
-      datagen build rl-pool --tasks /data/tasks --set perplexity.enabled=true --set perplexity.model=/models/scorer --set perplexity_cut.max_percentile=95
+      datagen build rl-pool -t /data/tasks --set perplexity.enabled=true --set perplexity.model=/models/ppl \
+          --set perplexity_cut.max_percentile=95
 
       datagen pool take out/rl-pool --n 256 --consumer run-17 > batch.jsonl
     """
