@@ -38,7 +38,7 @@ from datagen.pool.exports import CardInfo, write_pool
 from datagen.pool.hygiene import clean, drop_row
 from datagen.pool.manifest import record_pool
 from datagen.pool.rows import read_pool_tasks, rows_from_tasks
-from datagen.records import AttemptRow, DifficultyRow, PoolDropRow, PoolRow, ScoreRow, TeacherCall
+from datagen.records import AttemptRow, DifficultyRow, PoolDropRow, PoolRow, ScoreRow
 from datagen.score import DifficultyReport, DifficultyScorer, band_decision, best_attempts, get_scorer
 
 DIFFICULTY_SCORER = "difficulty_v1"
@@ -63,7 +63,6 @@ class _Scored:
     scores: list[ScoreRow] = field(default_factory=list)
     attempts: list[AttemptRow] = field(default_factory=list)
     difficulty: list[DifficultyRow] = field(default_factory=list)
-    calls: list[TeacherCall] = field(default_factory=list)
     sft: list[dict] = field(default_factory=list)
 
 
@@ -119,8 +118,6 @@ def _build(cfg: RlPoolRecipe, out: Path, run: BuildRun, inputs, console: Console
         for record, rows_ in ((ScoreRow, s.scores), (AttemptRow, s.attempts), (DifficultyRow, s.difficulty)):
             m.execute(f"DELETE FROM {record.__table__}")
             m.insert(record, rows_)
-        if s.calls:
-            m.insert(TeacherCall, s.calls)
     funnel["pooled"] = len(s.rows)
     reasons: dict[str, int] = {}
     for d in s.drops:
@@ -183,10 +180,9 @@ def _difficulty(cfg: RlPoolRecipe, s: _Scored, inputs, run: BuildRun, console: C
     if not cfg.has_policy:
         return ["Pass rates: unknown (no policy; set policy.base_url to measure them)"]
     from datagen.sandbox.select import untrusted_sandbox
-    from datagen.teachers import make_teacher
 
     sandbox = untrusted_sandbox(cfg.sandbox.backend)
-    policy = make_teacher(cfg.policy, run_id=run.run_id)
+    policy = run.accounted_teacher(cfg.policy)  # calls land in teacher_calls with the run's row
     wanted = {r.task_id for r in s.rows}
     tasks = [(t, b) for t, b in inputs if t.instance_id in wanted]
     diff_cfg = cfg.difficulty.model_copy(update={"workers": cfg.difficulty.workers or cfg.workers})
@@ -194,7 +190,7 @@ def _difficulty(cfg: RlPoolRecipe, s: _Scored, inputs, run: BuildRun, console: C
                               ro_paths=[Path(p) for p in cfg.sandbox.ro_paths], work_root=run.work)
     with progress_bar(console, f"difficulty ({cfg.difficulty.k} attempts per task)", None):
         report = scorer.score(tasks, run.run_id)
-    s.attempts, s.difficulty, s.calls = report.attempt_rows(), report.tasks, policy.take_calls()
+    s.attempts, s.difficulty = report.attempt_rows(), report.tasks
     _apply_band(cfg, s, report)
     best = best_attempts(report.attempts)
     if cfg.pool.sft:

@@ -80,6 +80,27 @@ class BuildRun:
         rid = run_id or f"{command.replace(' ', '-')}-{recipe_hash(recipe)}-{uuid.uuid4().hex[:8]}"
         return cls(out, command, recipe, run_id=rid, tables=tables, uses_work=False)
 
+    def accounted_teacher(self, config: Any) -> Any:
+        """A teacher whose paid calls are journaled beside the manifest as answers arrive
+        and land in ``teacher_calls`` (each once) whenever this run's row is written, so a
+        killed build's spending is recorded by the run that resumes it."""
+        from datagen.records import TeacherCall
+        from datagen.teachers import make_teacher
+        from datagen.teachers.accounting import CallJournal, journal_path
+
+        journal = CallJournal(journal_path(self.out))
+        teacher = make_teacher(config, run_id=self.run_id, journal=journal)
+        before = self.on_record
+
+        def record(db: Manifest) -> None:
+            if before is not None:
+                before(db)
+            journal.fold(db)
+            db.insert(TeacherCall, teacher.take_calls())
+
+        self.on_record = record
+        return teacher
+
     @property
     def work(self) -> Path:
         if self.out is None:

@@ -95,6 +95,8 @@ def test_pool_keeps_the_band_and_hands_each_instruction_out_once(tmp_path, tasks
     vectors = dict(con.execute("SELECT instance_id, pass_vector FROM difficulty").fetchall())
     assert vectors == {"calc__add": [True, False, True, False], "calc__easy": [True] * 4}
     hints = [h for (h,) in con.execute("SELECT hint FROM attempts WHERE NOT passed").fetchall()]
+    calls = con.execute("SELECT count(*), sum(completion_tokens) FROM teacher_calls").fetchone()
+    assert calls[0] == 8 and calls[1] > 0  # 2 tasks x K=4 policy calls, paid once each
     assert hints and all("tests/test_add.py::test_add" in h for h in hints)
     con.close()
 
