@@ -85,3 +85,22 @@ def two_repos(tmp_path: Path) -> tuple[Path, Path]:
         "app.min.js": "var a=1;" * 10 + "\n",
     })
     return a, b
+
+
+@pytest.fixture
+def standin_vllm(monkeypatch):
+    """The stand-in ``vllm`` module (tests/standin/vllm) on sys.path for this test only."""
+    import importlib.util
+    import sys
+
+    if importlib.util.find_spec("vllm") is not None and "vllm" not in sys.modules:
+        pytest.skip("a real vllm is installed; the stand-in would shadow it")
+    monkeypatch.syspath_prepend(str(Path(__file__).parent / "standin"))
+    for name in ("vllm", "vllm.sampling_params"):
+        monkeypatch.delitem(sys.modules, name, raising=False)
+    import vllm
+
+    assert vllm.STANDIN
+    yield vllm
+    for name in ("vllm", "vllm.sampling_params"):
+        sys.modules.pop(name, None)

@@ -43,7 +43,13 @@ class TransformersOptions(StrictModel):
 
     device: str = Field("auto", description="'auto' (cuda if available), 'cpu', 'cuda', 'cuda:1'")
     dtype: Literal["auto", "float32", "float16", "bfloat16"] = "auto"
-    batch_size: int = Field(8, ge=1)
+    batch_size: int = Field(8, ge=1, description="requests per static batch")
+    batching: Literal["auto", "continuous", "static"] = Field(
+        "auto",
+        description="'continuous': transformers' generate_batch (paged attention, transformers "
+        ">= 5) where the model supports it; 'static': padded batches of batch_size sorted by "
+        "length; 'auto': continuous on CUDA, static elsewhere",
+    )
 
 
 class TeacherConfig(StrictModel):

@@ -1,16 +1,26 @@
 """The ``transformers`` backend: a local Hugging Face causal LM, batched, on CPU or GPU.
 
 For small teachers, and so the whole teacher path runs a real model in tests. Requests
-that share sampling settings are generated together (left-padded batches); each batch
-seeds torch with the request's seed, so answers repeat. JSON schemas are not enforced
-while decoding here: answers are validated (and re-asked) by the shared plumbing. A prompt
-longer than the model's context keeps its end (where the prompts put the instruction):
-the model would otherwise fail the whole batch with an index error.
+that share sampling settings (and, when sampled, a seed) are generated together, one of
+two ways (``teacher.transformers.batching``):
+
+- continuous: ``model.generate_batch`` (transformers >= 5, paged attention), every request
+  of the group at once; a finished request frees its place for the next, so nobody waits
+  for the longest answer of a batch. The default on CUDA, where the model supports it.
+- static: ``model.generate`` on left-padded batches of ``batch_size``, sorted by prompt
+  length so a batch pads little. The default elsewhere (CPU, older transformers).
+
+Both paths get the same prompt tokens and the same ``GenerationConfig``, seed torch with
+the group's seed, and share one decoder of answers (end of text, stop strings, usage), so
+greedy answers agree across paths. JSON schemas are not enforced while decoding here:
+answers are validated (and re-asked) by the shared plumbing. A prompt longer than the
+model's context keeps its end (where the prompts put the instruction).
 """
 
 from __future__ import annotations
 
 import asyncio
+import copy
 import time
 from collections import defaultdict
 from typing import Any
@@ -19,9 +29,14 @@ from datagen.errors import UserError, install_hint
 from datagen.teachers.base import BaseTeacher, Call, Done
 from datagen.teachers.types import TeacherResult, Usage
 
+# KV cache for continuous batching on CPU, where transformers cannot size it from device
+# memory: 64 pages of 256 tokens; a request that does not fit waits for a free page.
+CPU_PAGED_CACHE = {"num_blocks": 64, "max_batch_tokens": 2048}
+
 
 class TransformersTeacher(BaseTeacher):
     backend = "transformers"
+    batching = "static"  # the path chosen by load()
 
     def load(self) -> None:
         try:
@@ -50,6 +65,10 @@ class TransformersTeacher(BaseTeacher):
         self.tokenizer.truncation_side = "left"
         if self.tokenizer.pad_token is None:
             self.tokenizer.pad_token = self.tokenizer.eos_token
+        self.batching = pick_batching(opts.batching, self.model, device)
+        eos = self.model.generation_config.eos_token_id  # chat models may end on several
+        eos = self.tokenizer.eos_token_id if eos is None else eos
+        self.eos_ids = [eos] if isinstance(eos, int) else list(eos)
 
     async def _call_many(self, calls: list[Call], done: Done) -> None:
         groups: dict[str, list[int]] = defaultdict(list)
@@ -58,15 +77,26 @@ class TransformersTeacher(BaseTeacher):
                 done(i, TeacherResult(key=call.key, status="error", attempts=0,
                                       error="logprobs/echo are not supported by the transformers backend"))
                 continue
-            sig = repr((sorted(call.sampling.items()), call.request.n, call.request.seed))
-            groups[sig].append(i)
-        size = self.config.transformers.batch_size
+            s = call.sampling  # a greedy answer does not depend on the seed
+            seed = call.request.seed if s["temperature"] > 0 else None
+            groups[repr((sorted(s.items()), call.request.n, seed))].append(i)
         for idx in groups.values():
-            for start in range(0, len(idx), size):
-                chunk = idx[start:start + size]
-                results = await asyncio.to_thread(self._generate, [calls[i] for i in chunk])
-                for i, result in zip(chunk, results, strict=True):
-                    done(i, result)
+            group = [calls[i] for i in idx]
+            prompts = self._encode(group)
+            for batch in self._batches(prompts):
+                results = await asyncio.to_thread(
+                    self._generate, [group[j] for j in batch], [prompts[j] for j in batch])
+                for j, result in zip(batch, results, strict=True):
+                    done(idx[j], result)
+
+    def _batches(self, prompts: list[list[int]]) -> list[list[int]]:
+        """Positions of ``prompts`` per model call: all at once (continuous) or static
+        batches of near-equal prompt length."""
+        if self.batching == "continuous":
+            return [list(range(len(prompts)))]
+        order = sorted(range(len(prompts)), key=lambda j: (len(prompts[j]), j))
+        size = self.config.transformers.batch_size
+        return [order[start:start + size] for start in range(0, len(order), size)]
 
     def _prompt_text(self, call: Call) -> str:
         if call.request.prompt is not None:
@@ -78,50 +108,106 @@ class TransformersTeacher(BaseTeacher):
         lines = [f"{m['role']}: {m['content']}" for m in call.messages or []]
         return "\n".join(lines) + "\nassistant:"
 
-    def _generate(self, calls: list[Call]) -> list[TeacherResult]:
+    def _new_tokens(self, max_tokens: int) -> tuple[int, int | None]:
+        """(tokens to generate, prompt tokens that fit beside them or None if unbounded)."""
+        context = getattr(self.model.config, "max_position_embeddings", None)
+        if not context:
+            return max_tokens, None
+        new = min(max_tokens, context // 2)
+        return new, context - new
+
+    def _encode(self, calls: list[Call]) -> list[list[int]]:
+        _, fit = self._new_tokens(calls[0].sampling["max_tokens"])
+        texts = [self._prompt_text(c) for c in calls]
+        return self.tokenizer(texts, truncation=fit is not None, max_length=fit)["input_ids"]
+
+    def generation_config(self, call: Call) -> Any:
+        """The model's generation defaults with this call's sampling (both paths use it)."""
+        s = call.sampling
+        config = copy.deepcopy(self.model.generation_config)
+        greedy = s["temperature"] == 0  # n greedy answers are one answer n times
+        config.update(max_new_tokens=self._new_tokens(s["max_tokens"])[0],
+                      num_return_sequences=1 if greedy else call.request.n,
+                      pad_token_id=self.tokenizer.pad_token_id,
+                      eos_token_id=self.eos_ids, do_sample=not greedy,
+                      top_k=None)
+        if not greedy:
+            config.update(temperature=s["temperature"], top_p=s["top_p"])
+        else:
+            config.update(temperature=None, top_p=None)
+        return config
+
+    def _generate(self, calls: list[Call], prompts: list[list[int]]) -> list[TeacherResult]:
+        started = time.monotonic()
+        config = self.generation_config(calls[0])
+        seed = calls[0].request.seed if config.do_sample else None
+        run = self._continuous if self.batching == "continuous" else self._static
+        copies = calls[0].request.n // config.num_return_sequences
+        rows = [r if isinstance(r, str) else r * copies for r in run(prompts, config, seed)]
+        elapsed = time.monotonic() - started
+        return [self._result(c, len(p), r, elapsed) for c, p, r in zip(calls, prompts, rows, strict=True)]
+
+    def _static(self, prompts: list[list[int]], config: Any, seed: int | None) -> list[Any]:
         import torch
 
-        started = time.monotonic()
-        first = calls[0]
-        s, n = first.sampling, first.request.n
-        if first.request.seed is not None:
-            torch.manual_seed(first.request.seed)
-        new_tokens, fit = s["max_tokens"], None
-        context = getattr(self.model.config, "max_position_embeddings", None)
-        if context:
-            new_tokens = min(new_tokens, context // 2)
-            fit = context - new_tokens
-        enc = self.tokenizer([self._prompt_text(c) for c in calls], return_tensors="pt", padding=True,
-                             truncation=fit is not None, max_length=fit).to(self.device)
-        kwargs: dict[str, Any] = {"max_new_tokens": new_tokens, "num_return_sequences": n,
-                                  "pad_token_id": self.tokenizer.pad_token_id}
-        if s["temperature"] > 0:
-            kwargs.update(do_sample=True, temperature=s["temperature"], top_p=s["top_p"])
-        else:
-            kwargs.update(do_sample=False)
+        if seed is not None:
+            torch.manual_seed(seed)
+        enc = self.tokenizer.pad({"input_ids": prompts}, return_tensors="pt").to(self.device)
         with torch.no_grad():
-            out = self.model.generate(**enc, **kwargs)
-        new = out[:, enc["input_ids"].shape[1]:]
-        prompt_lens = enc["attention_mask"].sum(dim=1).tolist()
-        eos = self.tokenizer.eos_token_id
-        elapsed = time.monotonic() - started
-        results = []
-        for b, call in enumerate(calls):
-            texts, reasons, completion = [], [], 0
-            for row in new[b * n:(b + 1) * n].tolist():
-                ended = eos in row
-                ids = row[:row.index(eos)] if ended else row
-                text, stopped = _cut_at_stop(self.tokenizer.decode(ids, skip_special_tokens=True),
-                                             s["stop"])
-                texts.append(text)
-                reasons.append("stop" if ended or stopped else "length")
-                completion += len(ids)
-            results.append(TeacherResult(
-                key=call.key, status="ok", texts=texts, finish_reasons=reasons, attempts=1,
-                usage=Usage(prompt_tokens=int(prompt_lens[b]), completion_tokens=completion),
-                latency_s=elapsed, created=int(time.time()),
-            ))
-        return results
+            out = self.model.generate(**enc, generation_config=config)
+        new = out[:, enc["input_ids"].shape[1]:].tolist()
+        n = config.num_return_sequences
+        return [new[b * n:(b + 1) * n] for b in range(len(prompts))]
+
+    def _continuous(self, prompts: list[list[int]], config: Any, seed: int | None) -> list[Any]:
+        """Token rows per prompt, or an error message where generate_batch gave none."""
+        from transformers import ContinuousBatchingConfig
+
+        sizing = {} if self.device.startswith("cuda") else CPU_PAGED_CACHE
+        outputs = self.model.generate_batch(
+            inputs=prompts, generation_config=config, progress_bar=False,
+            continuous_batching_config=ContinuousBatchingConfig(seed=seed, **sizing))
+        rows: list[Any] = []
+        for i in range(len(prompts)):  # a fresh manager's names, in generate_batch's order
+            names = [f"req_{i}__child#{j}" for j in range(config.num_return_sequences - 1)] + [f"req_{i}"]
+            got = [outputs.get(name) for name in names]
+            failed = [o.error if o is not None else "no output" for o in got if o is None or o.error]
+            rows.append(f"generate_batch: {failed[0]}" if failed else [o.generated_tokens for o in got])
+        return rows
+
+    def _result(self, call: Call, prompt_tokens: int, rows: Any, elapsed: float) -> TeacherResult:
+        """One request's answer from its generated token rows (the same for both paths)."""
+        if isinstance(rows, str):
+            return TeacherResult(key=call.key, status="error", error=rows, attempts=1,
+                                 latency_s=elapsed)
+        texts, reasons, completion = [], [], 0
+        for row in rows:
+            end = next((k for k, t in enumerate(row) if t in self.eos_ids), None)
+            ended = end is not None
+            ids = row[:end] if ended else row
+            text, stopped = _cut_at_stop(self.tokenizer.decode(ids, skip_special_tokens=True),
+                                         call.sampling["stop"])
+            texts.append(text)
+            reasons.append("stop" if ended or stopped else "length")
+            completion += len(ids)
+        return TeacherResult(
+            key=call.key, status="ok", texts=texts, finish_reasons=reasons, attempts=1,
+            usage=Usage(prompt_tokens=prompt_tokens, completion_tokens=completion),
+            latency_s=elapsed, created=int(time.time()),
+        )
+
+
+def pick_batching(wanted: str, model: Any, device: str) -> str:
+    """'continuous' where asked for (or 'auto' on CUDA) and the model can: transformers >= 5
+    has ``generate_batch``, and models on the attention interface can run it paged."""
+    try:
+        from transformers import ContinuousBatchingConfig  # noqa: F401  (transformers >= 5)
+    except ImportError:
+        return "static"
+    able = hasattr(model, "generate_batch") and getattr(model, "_supports_attention_backend", False)
+    if wanted == "continuous" or (wanted == "auto" and device.startswith("cuda")):
+        return "continuous" if able else "static"
+    return "static"
 
 
 def _cut_at_stop(text: str, stops: list[str]) -> tuple[str, bool]:

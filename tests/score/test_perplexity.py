@@ -4,7 +4,6 @@ local HTTP server)."""
 
 from __future__ import annotations
 
-import importlib.util
 import math
 import random
 import sys
@@ -18,8 +17,6 @@ from datagen.score import get_scorer, perplexity, scorer_name
 from datagen.score.ppl_transformers import length_buckets
 from tests.score.lm import IN_DISTRIBUTION
 from tests.score.lm_server import CompletionsServer
-
-STANDIN = Path(__file__).parent / "standin"
 
 SHARED = [
     IN_DISTRIBUTION,
@@ -77,6 +74,33 @@ def test_length_buckets(lengths, budget, expected):
         assert len(bucket) == 1 or len(bucket) * max(lengths[i] for i in bucket) <= budget
 
 
+def test_length_buckets_pad_only_within_one_bucket():
+    """Sorted by length and cut greedily, a text is padded only to the longest text of its
+    own bucket, the buckets' length ranges do not overlap (so all padding together is at
+    most one bucket's rows times the whole length range), and a bucket closes only when
+    the next text would break the budget."""
+    rng = random.Random(0)
+    for budget in (64, 512, 4096):
+        lengths = [max(2, int(rng.lognormvariate(math.log(60), 0.9))) for _ in range(500)]
+        buckets = length_buckets(lengths, budget)
+        spans = [(max(lengths[i] for i in b), min(lengths[i] for i in b)) for b in buckets]
+        assert all(low >= high_next for (_, low), (high_next, _) in zip(spans, spans[1:]))
+        waste = sum(top * len(b) - sum(lengths[i] for i in b) for b, (top, _) in zip(buckets, spans, strict=True))
+        assert waste <= max(len(b) for b in buckets) * (max(lengths) - min(lengths))
+        for b, (top, _) in zip(buckets, spans, strict=True):
+            assert len(b) * top <= budget or len(b) == 1
+        for b, (top, _) in zip(buckets[:-1], spans, strict=False):
+            assert (len(b) + 1) * top > budget  # full: the next text did not fit
+
+
+def test_weights_are_bfloat16_on_cuda_float32_on_cpu():
+    torch = pytest.importorskip("torch")
+    from datagen.score.ppl_transformers import _dtype
+
+    assert _dtype(torch, "auto", "cuda:0") is torch.bfloat16
+    assert _dtype(torch, "auto", "cpu") is torch.float32
+
+
 def test_in_distribution_scores_lower_than_scrambled(tiny_lm):
     scorer = get_scorer(cfg(tiny_lm))
     texts = [IN_DISTRIBUTION, scrambled(IN_DISTRIBUTION), "def add(a, b):\n    return a + b\n",
@@ -103,20 +127,6 @@ def test_max_length_scores_only_the_first_tokens(tiny_lm):
     prefix = scorer.tokenizer.decode(ids)
     full = get_scorer(cfg(tiny_lm, max_length=None))
     assert scorer.score([IN_DISTRIBUTION]) == pytest.approx(full.score([prefix]), rel=1e-5)
-
-
-@pytest.fixture
-def standin_vllm(monkeypatch):
-    """The stand-in ``vllm`` module on sys.path for this test only."""
-    if importlib.util.find_spec("vllm") is not None and "vllm" not in sys.modules:
-        pytest.skip("a real vllm is installed; the stand-in would shadow it")
-    monkeypatch.syspath_prepend(str(STANDIN))
-    monkeypatch.delitem(sys.modules, "vllm", raising=False)
-    import vllm
-
-    assert vllm.STANDIN
-    yield vllm
-    sys.modules.pop("vllm", None)
 
 
 def test_three_backends_agree(tiny_lm, standin_vllm):

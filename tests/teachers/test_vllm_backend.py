@@ -1,17 +1,16 @@
-"""The vllm backend. It cannot run here (no GPU, vllm not installed): the GPU tests run a
-real vLLM engine on the tiny model where both exist and are skipped elsewhere."""
+"""The vllm backend. vLLM cannot run here (no GPU, not installed): the back end's own code
+runs against the stand-in ``vllm`` module (tests/standin, the tiny model behind vLLM's
+offline API) in test_vllm_standin.py; the GPU test runs a real vLLM engine where one exists."""
 
 from __future__ import annotations
 
 import importlib.util
-import types
 
 import pytest
 
 from datagen.config.teacher import TeacherConfig
 from datagen.errors import UserError
 from datagen.teachers import TeacherRequest, make_teacher
-from datagen.teachers.vllm_backend import structured_kwargs
 
 HAS_VLLM = importlib.util.find_spec("vllm") is not None
 
@@ -29,19 +28,6 @@ def test_missing_vllm_gives_the_install_hint(tmp_path):
     teacher = make_teacher(TeacherConfig(backend="vllm", model="m", cache_dir=None))
     with pytest.raises(UserError, match=r"pip install 'datagen\[vllm\]'"):
         teacher.generate([TeacherRequest(prompt="x")])
-
-
-def test_structured_output_api_follows_the_vllm_version():
-    schema = {"type": "object"}
-
-    class Params:
-        def __init__(self, json):
-            self.json = json
-
-    new = types.SimpleNamespace(StructuredOutputsParams=Params, GuidedDecodingParams=Params)
-    old = types.SimpleNamespace(GuidedDecodingParams=Params)
-    assert structured_kwargs(new, schema)["structured_outputs"].json == schema
-    assert structured_kwargs(old, schema)["guided_decoding"].json == schema
 
 
 @pytest.mark.gpu
