@@ -43,6 +43,7 @@ from datagen.builds.shards import write_text_shards
 from datagen.builds.steps import QuietLocalExecutor, RowsParquetWriter
 from datagen.config.base import load_recipe, validate
 from datagen.config.cpt import CptCorpusRecipe
+from datagen.crawl.paths import display_path, path_raw
 from datagen.crawl.reader import RepoFileReader
 from datagen.crawl.rules import CrawlRules
 from datagen.crawl.sources import Repo, discover, fingerprint, list_repo
@@ -54,7 +55,8 @@ from datagen.records import PackOutputRow, Record, RepoDocRow, RepoOrderRow, Sha
 from datagen.records.pack import TokenCountRow
 
 LISTING_SCHEMA = pa.schema(
-    [("repo", pa.string()), ("path", pa.string()), ("size", pa.int64()), ("skip", pa.string()),
+    [("repo", pa.string()), ("path", pa.string()), ("path_raw", pa.string()), ("size", pa.int64()),
+     ("skip", pa.string()),
      ("lang", pa.string()), ("git_oid", pa.string()), ("license", pa.string()),
      ("source", pa.string()), ("root", pa.string()), ("kind", pa.string())]
 )
@@ -278,7 +280,8 @@ def _repos_by_split(con: duckdb.DuckDBPyConnection, cfg: CptCorpusRecipe) -> dic
 def _write_listing(path: Path, listed: list, files_per_task: int) -> None:
     """One row group per crawl task, so that each task reads only its own slice."""
     rows = [
-        {"repo": lf.repo, "path": lf.path, "size": lf.size, "skip": lf.skip, "lang": lf.lang,
+        {"repo": lf.repo, "path": display_path(lf.path), "path_raw": path_raw(lf.path), "size": lf.size,
+         "skip": lf.skip, "lang": lf.lang,
          "git_oid": lf.git_oid, "license": repo.license, "source": repo.source, "root": repo.root,
          "kind": repo.kind}
         for repo, lf in listed

@@ -16,6 +16,7 @@ import pyarrow as pa
 from datagen.errors import UserError
 from datagen.records import TABLES, Record
 from datagen.records.base import manifest_ddl as _ddl
+from datagen.records.base import sql_type_of
 
 MANIFEST_NAME = "manifest.duckdb"
 
@@ -40,6 +41,17 @@ class Manifest:
         self.con = duckdb.connect(str(self.path))
         for table in self.tables:
             self.con.execute(table.ddl())
+            self._add_new_columns(table)
+
+    def _add_new_columns(self, table: type[Record]) -> None:
+        """A manifest written by an older datagen gets the columns added since (null)."""
+        have = {c for (c,) in self.con.execute(
+            "SELECT column_name FROM duckdb_columns() WHERE table_name = ? AND database_name = current_database()",
+            [table.__table__]).fetchall()}
+        for name in table.columns():
+            if name not in have:
+                sql_type, _ = sql_type_of(table.model_fields[name].annotation)
+                self.con.execute(f"ALTER TABLE {table.__table__} ADD COLUMN {name} {sql_type}")
 
     def __enter__(self) -> Manifest:
         return self
