@@ -47,7 +47,7 @@ import duckdb
 from datagen import __version__
 from datagen.builds.faults import disk_full, disk_full_message, interrupts, quiet_orphaned_threads, remove_partial
 from datagen.builds.lock import OutputLock
-from datagen.builds.procs import children, freeze_children, stop_children
+from datagen.builds.procs import children, stop_children
 from datagen.config.base import StrictModel, canonical_json, recipe_hash
 from datagen.errors import DiskFull, Interrupted
 from datagen.manifest import Manifest
@@ -130,37 +130,49 @@ class BuildRun:
         )
         self._stack = contextlib.ExitStack()
         self._keep = children()
+        owned = False  # until the lock is ours, a failure must not touch this run's row or work
         try:
             if self.uses_work:
                 self._stack.enter_context(OutputLock(self.out, self.command))
+            owned = True
             self._stack.enter_context(interrupts(self._keep))
             if self.uses_work:
                 self._forget_stale_runs()
                 self.work.mkdir(parents=True, exist_ok=True)
             self._record("running")
-        except BaseException:
-            self._stack.close()
+        except BaseException as exc:
+            with self._stack:
+                if owned:
+                    self._fail(exc)
             raise
         return self
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: Any) -> bool:
         with self._stack:  # signal handlers restored, output lock released last
-            if exc is None:
+            if exc is not None:
+                self._fail(exc)
+                return False  # re-raised
+            try:
                 self._finish()
-                return False
-            quiet_orphaned_threads()
-            frozen = freeze_children(self._keep)  # workers, forkserver, managers: they stop writing,
-            self._record_failure(exc)
-            stop_children(self._keep, frozen)  # and nothing outlives the run
-            if self.uses_work:  # half-written files; finished ranks stay for the resume
-                remove_partial([self.work], [])
-            full = disk_full(exc) if self.out is not None else None
-            if full is not None:
-                remove_partial([self.out], self.scratch)
-                raise DiskFull(disk_full_message(full, self.out, self.needed_bytes)) from exc
-            if isinstance(exc, Interrupted):
-                exc.run_note = f"run {self.run_id} marked failed; run the same command again to resume"
-        return False  # re-raised
+            except BaseException as err:
+                self._fail(err)
+                raise
+        return False
+
+    def _fail(self, exc: BaseException) -> None:
+        """Stop the run's processes, remove its half-written files, mark it failed; a full
+        disk becomes ``DiskFull`` (one line)."""
+        quiet_orphaned_threads()
+        stop_children(self._keep)  # workers, forkserver, managers: nothing outlives the run
+        full = disk_full(exc) if self.out is not None else None
+        if self.uses_work:  # half-written files (finished ranks stay for the resume)
+            remove_partial([self.out] if full else [self.work], self.scratch if full else [])
+        marked = self._record_failure(exc)
+        if full is not None:
+            note = "" if marked else "; the next build marks this run failed"
+            raise DiskFull(disk_full_message(full, self.out, self.needed_bytes) + note) from exc
+        if isinstance(exc, Interrupted):
+            exc.run_note = f"run {self.run_id} marked failed; run the same command again to resume"
 
     def _finish(self) -> None:
         self._record("finished")
@@ -171,13 +183,15 @@ class BuildRun:
             except OSError:
                 pass
 
-    def _record_failure(self, exc: BaseException) -> None:
+    def _record_failure(self, exc: BaseException) -> bool:
         """Mark the run failed; if even that cannot be written (a full disk, a locked
         manifest), the next build marks the stale 'running' row failed instead."""
         try:
             self._record("failed")
+            return True
         except Exception as err:  # noqa: BLE001 - the run's own error is the one to report
             exc.add_note(f"(the run could not be marked failed: {str(err).splitlines()[0]})")
+            return False
 
     def _forget_stale_runs(self) -> None:
         """With the output lock held, no other build runs here: a 'running' build row is

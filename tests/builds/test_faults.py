@@ -17,7 +17,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from datagen.builds.cpt_corpus import run_cpt_corpus
-from tests.builds.test_cpt_corpus import _corpus
+from tests.builds.test_cpt_corpus import _corpus, shard_digest
 from tests.conftest import MIT, git
 
 QUIET = {**os.environ, "DATAGEN_NO_PROGRESS": "1"}
@@ -195,3 +195,62 @@ def test_the_manifest_write_waits_for_a_reader_then_says_so_in_one_line(tmp_path
     finally:
         holder.kill()
         holder.wait()
+
+
+@pytest.fixture
+def small_disk(tmp_path):
+    """A 6 MB tmpfs: a full disk that a test can fill (skipped where it cannot be mounted)."""
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=6m", "tmpfs", str(disk)],
+                      capture_output=True).returncode != 0:
+        pytest.skip("cannot mount a tmpfs here")
+    try:
+        yield disk
+    finally:
+        subprocess.run(["umount", "-l", str(disk)], check=False)
+
+
+def _noisy_repo(root: Path, files: int, seed: int) -> Path:
+    """Python files that do not compress (random names), so the crawl output is big."""
+    import random
+
+    rng = random.Random(seed)
+    os.makedirs(root / "pkg")
+    (root / "LICENSE").write_text(MIT)
+    for i in range(files):
+        names = ["".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(12)) for _ in range(600)]
+        (root / "pkg" / f"m{i}.py").write_text("".join(f"{n} = {rng.randrange(10**9)}\n" for n in names))
+    return root
+
+
+@pytest.mark.slow
+def test_a_full_disk_is_one_line_the_run_failed_and_the_previous_output_intact(tmp_path, small_disk):
+    from datagen.builds.cpt_manifest import outputs_intact
+
+    out = small_disk / "out"
+    small = [_noisy_repo(tmp_path / "small", 2, 0)]
+    first = subprocess.run(_cmd(small, out), env=QUIET, capture_output=True, text=True)
+    assert first.returncode == 0, first.stderr
+    before = shard_digest(out)
+    free = os.statvfs(small_disk).f_bavail * os.statvfs(small_disk).f_frsize
+    (small_disk / "filler").write_bytes(b"\0" * (free - 900_000))  # ~0.9 MB left
+    big = [_noisy_repo(tmp_path / f"big{i}", 40, i) for i in range(2)]  # ~2.5 MB of crawl output
+    full = subprocess.run(_cmd(big, out, "--set", "crawl.files_per_task=1000"), env=QUIET,
+                          capture_output=True, text=True)
+    assert full.returncode == 2, full.stderr
+    lines = full.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: no space left on device while writing "), full.stderr
+    assert "MB and run again" in lines[0], lines[0]
+    assert [s for _, s in _runs(out)] == ["finished", "failed"]
+    assert not [p for p in out.rglob("*") if p.name.endswith(".tmp")]
+    assert shard_digest(out) == before  # the previous good output, whole
+    con = duckdb.connect(str(out / "manifest.duckdb"), read_only=True)
+    first_run = con.execute("SELECT run_id FROM runs WHERE status = 'finished'").fetchone()[0]
+    assert outputs_intact(out, first_run, con)
+    con.close()
+    (small_disk / "filler").unlink()
+    again = subprocess.run(_cmd(big, out, "--set", "crawl.files_per_task=1000"), env=QUIET,
+                           capture_output=True, text=True)
+    assert again.returncode == 0, again.stderr
+    assert [s for _, s in _runs(out)] == ["finished", "finished"]  # the same run, resumed
