@@ -136,16 +136,30 @@ def open_readonly(out: str | Path) -> duckdb.DuckDBPyConnection:
         raise UserError(f"cannot open {path} read-only (is a build writing it?): {exc}") from None
 
 
-def query(out: str | Path, sql: str) -> tuple[list[str], list[tuple]]:
-    """Run ``sql`` read-only on a build's manifest; returns (column names, rows)."""
+def query_all(out: str | Path, sql: str) -> list[tuple[list[str], list[tuple]]]:
+    """Run every statement of ``sql`` read-only on a build's manifest; returns
+    (column names, rows) per statement, in order."""
     con = open_readonly(out)
     try:
         try:
-            cur = con.execute(sql)
+            statements = con.extract_statements(sql)
         except duckdb.Error as exc:
             raise UserError(f"SQL error: {exc}") from None
-        if cur.description is None:
-            return [], []
-        return [d[0] for d in cur.description], cur.fetchall()
+        results = []
+        for statement in statements:
+            try:
+                cur = con.execute(statement)
+            except duckdb.Error as exc:
+                raise UserError(f"SQL error: {exc}") from None
+            results.append(([], []) if cur.description is None else
+                           ([d[0] for d in cur.description], cur.fetchall()))
+        return results
     finally:
         con.close()
+
+
+def query(out: str | Path, sql: str) -> tuple[list[str], list[tuple]]:
+    """Run ``sql`` read-only on a build's manifest; returns (column names, rows) of its
+    last statement."""
+    results = query_all(out, sql)
+    return results[-1] if results else ([], [])

@@ -170,8 +170,10 @@ class BwrapSandbox:
         ro = [str(Path(p).resolve()) for p in ro_paths]
         work = str(workdir.resolve())
         for parent in _parents([*ro, work]):
-            # bwrap would make missing parents 0700, which the dropped uid cannot traverse
-            args += ["--perms", "0755", "--dir", parent]
+            # bwrap would make missing parents 0700, which the dropped uid cannot traverse;
+            # 0711 lets it pass through to the bound folder without listing the way there
+            # (`ls /root` must not show the host's .pyenv next to the interpreter's folder)
+            args += ["--perms", "0711", "--dir", parent]
         for path in ro:
             args += ["--ro-bind", path, path]
         args += ["--bind", work, work, "--chdir", work, "--"]
