@@ -6,6 +6,10 @@
   the message says where the task logs are, and running the build again resumes it.
 - ``SkipItem``: one file/candidate/instruction cannot be processed; the caller records
   the reason in the manifest and carries on.
+- ``Interrupted``: the build got SIGINT or SIGTERM (a ``KeyboardInterrupt``); the run is
+  marked failed and the CLI exits ``128 + signal``.
+- ``DiskFull``: a ``UserError`` for a write that found the disk full; one line says where
+  and how much to free.
 - Anything else is a bug and surfaces with its traceback under ``--debug``.
 
 Transient failures (a teacher endpoint's 5xx) are retried where they happen
@@ -23,6 +27,19 @@ class UserError(DatagenError):
 
 class StageIncomplete(UserError):
     """Some tasks of a build stage did not complete (their logs say why)."""
+
+
+class Interrupted(KeyboardInterrupt):
+    """SIGINT or SIGTERM stopped the build (``signum`` says which)."""
+
+    def __init__(self, signum: int, name: str):
+        super().__init__(f"interrupted by {name}")
+        self.signum = signum
+        self.name = name
+
+
+class DiskFull(UserError):
+    """A write found no space left on the device."""
 
 
 class SkipItem(DatagenError):

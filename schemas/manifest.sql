@@ -18,6 +18,7 @@ CREATE TABLE IF NOT EXISTS files (
     file_id VARCHAR NOT NULL,
     repo VARCHAR NOT NULL,
     path VARCHAR NOT NULL,
+    path_raw VARCHAR,
     lang VARCHAR,
     license VARCHAR,
     bytes BIGINT NOT NULL,

@@ -95,3 +95,12 @@ def test_sql_on_a_manifest_being_written_is_a_clear_error(two_repos, tmp_path):
     finally:
         holder.kill()
         holder.wait()
+
+
+def test_sql_prints_the_result_of_every_statement(tmp_path):
+    from datagen.manifest import Manifest
+
+    Manifest(tmp_path).close()
+    proc = cli("sql", str(tmp_path), "SELECT 1 AS first; SELECT 2 AS second, 3 AS third", "--format", "csv")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == "first\n1\n\nsecond,third\n2,3\n"

@@ -16,6 +16,10 @@ Stages, each a function below (each resumable through the run's work folder):
    file seen, with its reason), ``shards``, ``clusters``, ``repo_orders``, and with
    packing ``repo_docs``, ``token_counts`` and ``pack_outputs``, in one transaction.
 
+Stages 4-6 write into ``<work>/stage``; ``datagen.builds.switch`` moves the files into the
+output folder around the manifest transaction, so the manifest never lists a missing file
+and a failed build leaves the previous output whole.
+
 The run itself (id, ``runs`` row, work folder, already-built check) is a ``BuildRun``.
 """
 
@@ -41,8 +45,10 @@ from datagen.builds.progress import Stopwatch, progress_bar, run_with_rank_progr
 from datagen.builds.run import BuildRun
 from datagen.builds.shards import write_text_shards
 from datagen.builds.steps import QuietLocalExecutor, RowsParquetWriter
+from datagen.builds.switch import switch_outputs
 from datagen.config.base import load_recipe, validate
 from datagen.config.cpt import CptCorpusRecipe
+from datagen.crawl.paths import display_path, path_raw
 from datagen.crawl.reader import RepoFileReader
 from datagen.crawl.rules import CrawlRules
 from datagen.crawl.sources import Repo, discover, fingerprint, list_repo
@@ -53,8 +59,12 @@ from datagen.pack.ordering import RepoOrderer, split_of
 from datagen.records import PackOutputRow, Record, RepoDocRow, RepoOrderRow, ShardRow
 from datagen.records.pack import TokenCountRow
 
+# What a build replaces in its output folder: an earlier build's files here that the new
+# one does not write are removed once the manifest lists the new ones.
+OWNED_OUTPUTS = ("data/*.parquet", "tokens/**/*", "README.md")
 LISTING_SCHEMA = pa.schema(
-    [("repo", pa.string()), ("path", pa.string()), ("size", pa.int64()), ("skip", pa.string()),
+    [("repo", pa.string()), ("path", pa.string()), ("path_raw", pa.string()), ("size", pa.int64()),
+     ("skip", pa.string()),
      ("lang", pa.string()), ("git_oid", pa.string()), ("license", pa.string()),
      ("source", pa.string()), ("root", pa.string()), ("kind", pa.string())]
 )
@@ -86,6 +96,11 @@ class _Stages:
     console: Console
     clock: Stopwatch
 
+    @property
+    def stage(self) -> Path:
+        """Where the new outputs are written (same layout as ``out``) until they switch in."""
+        return self.work / "stage"
+
 
 def run_cpt_corpus(
     inputs: list[str] | None = None,
@@ -108,6 +123,8 @@ def run_cpt_corpus(
         console.print(f"[green]Nothing to do:[/] {out} already holds this build (run {run.run_id}). "
                       "Use --force to rebuild.")
         return BuildResult(output=out, run_id=run.run_id, skipped=True, seconds=time.monotonic() - t0)
+    run.needed_bytes = sum(lf.size for _, lf in listed if lf.skip is None)
+    run.scratch = [run.work / n for n in ("stage", "shards", "decisions.duckdb", "decisions.duckdb.wal")]
     with run:
         result = _build(_Stages(cfg, out, run.work, run.run_id, console, clock), repos, listed)
     result.seconds = time.monotonic() - t0
@@ -152,6 +169,7 @@ def _fingerprint(cfg: CptCorpusRecipe, repos: list[Repo], listed: list) -> str:
 
 def _build(s: _Stages, repos: list[Repo], listed: list) -> BuildResult:
     crawl_files = _crawl(s, repos, listed)
+    shutil.rmtree(s.stage, ignore_errors=True)  # a killed run's half-written outputs
     db_path = s.work / "decisions.duckdb"
     db_path.unlink(missing_ok=True)  # always recomputed from the crawl output: cheap, idempotent
     con = duckdb.connect(str(db_path))
@@ -166,8 +184,9 @@ def _build(s: _Stages, repos: list[Repo], listed: list) -> BuildResult:
         RepoOrderRow: [r.model_copy(update={"run_id": s.run_id}) for r in orderer.rows]}
     packed = _pack(s, text_shards, numbers["kept"], tables, shard_rows)
     with s.clock.stage("manifest"):
-        write_manifest(s.out, s.run_id, db_path, shard_rows, tables)
-        write_card(s.out, s.cfg, numbers, shard_rows, packed)
+        write_card(s.stage, s.cfg, numbers, shard_rows, packed)
+        switch_outputs(s.stage, s.out, s.work / "replaced", OWNED_OUTPUTS,
+                       commit=lambda: write_manifest(s.out, s.run_id, db_path, shard_rows, tables))
     return BuildResult(
         output=s.out, run_id=s.run_id, skipped=False, seen=numbers["seen"], kept=numbers["kept"],
         kept_bytes=numbers["kept_bytes"], dropped_by_reason=numbers["dropped_by_reason"],
@@ -216,8 +235,8 @@ def _decide(s: _Stages, con: duckdb.DuckDBPyConnection, crawl_files: list[str]) 
 
 def _write_shards(s: _Stages, con: duckdb.DuckDBPyConnection,
                   crawl_files: list[str]) -> tuple[list[ShardRow], dict[str, list[Path]], RepoOrderer]:
-    """Stage 4: text shards per split (train, and validation for held-out repos)."""
-    data_dir = s.out / "data"
+    """Stage 4: text shards per split (train, and validation for held-out repos), staged."""
+    data_dir = s.stage / "data"
     orderer = RepoOrderer(s.cfg.pack, workers=s.cfg.workers, aliases=_duplicate_aliases(con))
     shard_rows: list[ShardRow] = []
     text_shards: dict[str, list[Path]] = {}
@@ -225,13 +244,11 @@ def _write_shards(s: _Stages, con: duckdb.DuckDBPyConnection,
         for split, names in _repos_by_split(con, s.cfg).items():
             name = s.cfg.shards.split if split == "train" else split
             if not names and split != "train":
-                for stale in data_dir.glob(f"{name}-*.parquet"):
-                    stale.unlink()
-                continue
+                continue  # an earlier build's validation shards go when the new outputs switch in
             rows = write_text_shards(con, crawl_files, data_dir, s.work / "shards" / name, s.cfg.shards,
                                      s.console, order=orderer, split=name, repos=names)
             shard_rows += rows
-            text_shards[name] = [s.out / r.path for r in rows]
+            text_shards[name] = [s.stage / r.path for r in rows]
     return shard_rows, text_shards, orderer
 
 
@@ -239,16 +256,14 @@ def _pack(s: _Stages, text_shards: dict[str, list[Path]], kept: int,
           tables: dict[type[Record], list[Record]], shard_rows: list[ShardRow]) -> list[PackOutputRow]:
     """Stage 5 (with ``pack.tokenizer``): tokens and packed sequences; adds their manifest
     rows to ``tables`` and their files to ``shard_rows``. Returns the packed outputs."""
-    if not s.cfg.pack.tokenizer:
-        if (s.out / "tokens").exists():
-            shutil.rmtree(s.out / "tokens")  # tokens of an earlier build with packing: now stale
+    if not s.cfg.pack.tokenizer:  # tokens of an earlier build go when the new outputs switch in
         return []
     with s.clock.stage("pack"), progress_bar(s.console, "packing tokens", kept) as advance:
-        packing = pack_corpus(s.out, s.cfg.pack, s.run_id, text_shards, advance)
+        packing = pack_corpus(s.stage, s.cfg.pack, s.run_id, text_shards, advance)
     tables[TokenCountRow] = packing.token_counts
     tables[RepoDocRow] = packing.docs
     tables[PackOutputRow] = packing.outputs
-    shard_rows += [ShardRow(run_id="", path=str(f.path.relative_to(s.out)), rows=f.rows,
+    shard_rows += [ShardRow(run_id="", path=str(f.path.relative_to(s.stage)), rows=f.rows,
                             bytes=f.bytes, sha256=f.sha256) for f in packing.files]
     return packing.outputs
 
@@ -278,7 +293,8 @@ def _repos_by_split(con: duckdb.DuckDBPyConnection, cfg: CptCorpusRecipe) -> dic
 def _write_listing(path: Path, listed: list, files_per_task: int) -> None:
     """One row group per crawl task, so that each task reads only its own slice."""
     rows = [
-        {"repo": lf.repo, "path": lf.path, "size": lf.size, "skip": lf.skip, "lang": lf.lang,
+        {"repo": lf.repo, "path": display_path(lf.path), "path_raw": path_raw(lf.path), "size": lf.size,
+         "skip": lf.skip, "lang": lf.lang,
          "git_oid": lf.git_oid, "license": repo.license, "source": repo.source, "root": repo.root,
          "kind": repo.kind}
         for repo, lf in listed

@@ -16,6 +16,13 @@ API::
         ...           # an empty .work removed) or 'failed' on any BaseException (re-raised,
                       # work kept for the resume)
 
+While a build runs (``uses_work``) it holds ``<out>/.datagen.lock`` (a second build on the
+same output fails at once, naming this one); on entering, 'running' build rows left by a
+killed build are marked 'failed' and other runs' work folders are removed. During any run,
+SIGINT / SIGTERM raise ``Interrupted`` (the CLI exits ``128 + signal``). On any failure the
+processes the run started are killed; a full disk becomes ``DiskFull`` (one line), after
+every ``*.tmp`` under ``out`` and the run's ``scratch`` paths are removed.
+
 Commands that are not builds (``validate``, ``sandbox run``, ``teacher run``) use
 ``BuildRun.command_run(out, command, recipe, run_id=None)``: the same ``runs`` row and
 status, no work folder, the id given (e.g. a content hash of the command's input) or
@@ -26,6 +33,7 @@ command's own rows (e.g. ``teacher_calls``) land with its status.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import hashlib
 import shutil
@@ -37,7 +45,11 @@ from typing import Any
 import duckdb
 
 from datagen import __version__
+from datagen.builds.faults import disk_full, disk_full_message, interrupts, quiet_orphaned_threads, remove_partial
+from datagen.builds.lock import OutputLock
+from datagen.builds.procs import children, stop_children
 from datagen.config.base import StrictModel, canonical_json, recipe_hash
+from datagen.errors import DiskFull, Interrupted
 from datagen.manifest import Manifest
 from datagen.manifest.db import manifest_path
 from datagen.records import Record, RunRow
@@ -71,7 +83,11 @@ class BuildRun:
         self.uses_work = uses_work and self.out is not None
         self.on_record: Callable[[Manifest], None] | None = None
         self.status: str | None = None
+        self.scratch: list[Path] = []  # removed with every *.tmp when the disk is full
+        self.needed_bytes: int | None = None  # about what the build writes, for the disk-full hint
         self._row: RunRow | None = None
+        self._keep: set[int] = set()  # processes that are not the run's (e.g. a test's server)
+        self._stack = contextlib.ExitStack()
 
     @classmethod
     def command_run(cls, out: Path | None, command: str, recipe: StrictModel, run_id: str | None = None,
@@ -133,15 +149,53 @@ class BuildRun:
             recipe_hash=recipe_hash(self.recipe), datagen_version=__version__,
             started_at=_now(), status="running",
         )
-        if self.uses_work:
-            self.work.mkdir(parents=True, exist_ok=True)
-        self._record("running")
+        self._stack = contextlib.ExitStack()
+        self._keep = children()
+        owned = False  # until the lock is ours, a failure must not touch this run's row or work
+        try:
+            if self.uses_work:
+                self._stack.enter_context(OutputLock(self.out, self.command))
+            owned = True
+            self._stack.enter_context(interrupts(self._keep))
+            if self.uses_work:
+                self._forget_stale_runs()
+                self.work.mkdir(parents=True, exist_ok=True)
+            self._record("running")
+        except BaseException as exc:
+            with self._stack:
+                if owned:
+                    self._fail(exc)
+            raise
         return self
 
-    def __exit__(self, exc_type: type[BaseException] | None, *exc: Any) -> bool:
-        if exc_type is not None:
-            self._record("failed")
-            return False  # re-raised
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: Any) -> bool:
+        with self._stack:  # signal handlers restored, output lock released last
+            if exc is not None:
+                self._fail(exc)
+                return False  # re-raised
+            try:
+                self._finish()
+            except BaseException as err:
+                self._fail(err)
+                raise
+        return False
+
+    def _fail(self, exc: BaseException) -> None:
+        """Stop the run's processes, remove its half-written files, mark it failed; a full
+        disk becomes ``DiskFull`` (one line)."""
+        quiet_orphaned_threads()
+        stop_children(self._keep)  # workers, forkserver, managers: nothing outlives the run
+        full = disk_full(exc) if self.out is not None else None
+        if self.uses_work:  # half-written files (finished ranks stay for the resume)
+            remove_partial([self.out] if full else [self.work], self.scratch if full else [])
+        marked = self._record_failure(exc)
+        if full is not None:
+            note = "" if marked else "; the next build marks this run failed"
+            raise DiskFull(disk_full_message(full, self.out, self.needed_bytes) + note) from exc
+        if isinstance(exc, Interrupted):
+            exc.run_note = f"run {self.run_id} marked failed; run the same command again to resume"
+
+    def _finish(self) -> None:
         self._record("finished")
         if self.uses_work:
             shutil.rmtree(self.work, ignore_errors=True)
@@ -149,7 +203,30 @@ class BuildRun:
                 self.work.parent.rmdir()  # .work, when no other run left its folder there
             except OSError:
                 pass
-        return False
+
+    def _record_failure(self, exc: BaseException) -> bool:
+        """Mark the run failed; if even that cannot be written (a full disk, a locked
+        manifest), the next build marks the stale 'running' row failed instead."""
+        try:
+            self._record("failed")
+            return True
+        except Exception as err:  # noqa: BLE001 - the run's own error is the one to report
+            exc.add_note(f"(the run could not be marked failed: {str(err).splitlines()[0]})")
+            return False
+
+    def _forget_stale_runs(self) -> None:
+        """With the output lock held, no other build runs here: a 'running' build row is
+        a killed build's, and a work folder of another run will never be resumed."""
+        assert self.out is not None
+        if manifest_path(self.out).exists():
+            with Manifest(self.out, tables=self.tables) as m:
+                m.execute("UPDATE runs SET status = 'failed', finished_at = ? "
+                          "WHERE status = 'running' AND command LIKE 'build %'", [_now()])
+        work_root = self.out / ".work"
+        if work_root.is_dir():
+            for folder in work_root.iterdir():
+                if folder.name != self.run_id:
+                    shutil.rmtree(folder, ignore_errors=True)
 
     def _record(self, status: str) -> None:
         self.status = status

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import io
 import os
+import signal
 import sys
 from pathlib import Path
 
@@ -14,6 +15,7 @@ from datatrove.data import DocumentsPipeline
 from datatrove.executor.local import LocalPipelineExecutor
 from datatrove.pipeline.base import PipelineStep
 
+from datagen.builds.procs import die_with_parent
 from datagen.records import FileRow
 from datagen.records.base import arrow_schema
 
@@ -75,35 +77,44 @@ class RowsParquetWriter(PipelineStep):
         yield  # a generator that consumes the pipeline and yields nothing
 
 
-def _die_with_parent() -> None:  # runs in the manager process
-    import ctypes
-    import signal
+def _manager_init() -> None:  # runs in the manager process
+    die_with_parent(signal.SIGTERM)
 
-    try:  # Linux: SIGTERM this process when the build process dies, even by SIGKILL
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # 1 = PR_SET_PDEATHSIG
-    except OSError:
-        pass
+
+def _worker_init() -> None:  # runs in each pool worker
+    """Die with the forkserver (which exits when the build dies); leave Ctrl-C to the build
+    process, which stops every worker itself (a worker that died of SIGINT on its own
+    would leave the pool waiting for its task forever). SIGTERM stays: the pool's own
+    ``terminate()`` stops workers with it."""
+    die_with_parent(signal.SIGKILL)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 @contextlib.contextmanager
-def _manager_dies_with_parent():
-    """datatrove's executor starts a ``multiprocess.Manager()`` server process that nothing
-    stops when the build is killed with SIGKILL: it would wait forever as an orphan. While
-    the executor runs, managers are started with a parent-death signal instead."""
+def _children_die_with_parent():
+    """datatrove's executor starts a ``multiprocess.Manager()`` server and a pool of
+    workers (forkserver) that nothing stops when the build is killed with SIGKILL: they
+    would wait forever as orphans. While the executor runs, both start with a parent-death
+    signal instead (and workers leave signals to the build; see ``_worker_init``)."""
     import multiprocess
+    import multiprocess.pool
     from multiprocess.managers import SyncManager
 
     def manager() -> SyncManager:
         m = SyncManager(ctx=multiprocess.get_context())
-        m.start(initializer=_die_with_parent)
+        m.start(initializer=_manager_init)
         return m
 
-    original = multiprocess.Manager
-    multiprocess.Manager = manager
+    class Pool(multiprocess.pool.Pool):
+        def __init__(self, processes=None, initializer=None, *args, **kwargs):
+            super().__init__(processes, _worker_init if initializer is None else initializer, *args, **kwargs)
+
+    original = multiprocess.Manager, multiprocess.pool.Pool
+    multiprocess.Manager, multiprocess.pool.Pool = manager, Pool
     try:
         yield
     finally:
-        multiprocess.Manager = original
+        multiprocess.Manager, multiprocess.pool.Pool = original
 
 
 class QuietLocalExecutor(LocalPipelineExecutor):
@@ -118,7 +129,7 @@ class QuietLocalExecutor(LocalPipelineExecutor):
 
         logger.remove()  # datatrove's INFO lines on the main process; warnings still show
         logger.add(sys.__stderr__, level="WARNING")
-        with _manager_dies_with_parent():
+        with _children_die_with_parent():
             return super().run()
 
     def _run_for_rank(self, rank: int, local_rank: int = 0, node_rank: int = -1):

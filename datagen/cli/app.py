@@ -55,8 +55,9 @@ def main() -> None:
     """Console-script entry: one place that turns errors into messages and exit codes.
 
     Click's standalone mode formats usage errors (exit 2) and ``typer.Exit`` codes itself;
-    here only datagen's own ``UserError`` becomes a one-line message (exit 2), and
-    ``--debug`` (``DATAGEN_DEBUG=1``) shows its traceback instead.
+    here datagen's own ``UserError`` becomes a one-line message (exit 2), and
+    ``--debug`` (``DATAGEN_DEBUG=1``) shows its traceback instead. SIGINT / SIGTERM end
+    with one line and exit ``128 + signal`` (130 for Ctrl-C).
     """
     try:
         app()
@@ -65,6 +66,28 @@ def main() -> None:
             raise
         typer.secho(f"error: {exc}", fg="red", err=True)
         sys.exit(2)
+    except (KeyboardInterrupt, SystemExit) as exc:  # typer turns Ctrl-C into exit 130
+        interrupt = _interrupt_in(exc)
+        if interrupt is None:
+            raise
+        _interrupted(interrupt)
+
+
+def _interrupt_in(exc: BaseException | None) -> KeyboardInterrupt | None:
+    while exc is not None and not isinstance(exc, KeyboardInterrupt):
+        exc = exc.__cause__ or exc.__context__
+    return exc
+
+
+def _interrupted(exc: KeyboardInterrupt) -> None:
+    """One line, then exit at once: the run already stopped its processes and recorded its
+    status, and waiting for multiprocessing's exit handlers could hang on a killed pool."""
+    name = getattr(exc, "name", "SIGINT")
+    note = getattr(exc, "run_note", None)
+    typer.secho(f"interrupted by {name}" + (f": {note}" if note else ""), fg="red", err=True)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(128 + getattr(exc, "signum", 2))
 
 
 if __name__ == "__main__":

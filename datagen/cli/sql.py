@@ -23,7 +23,8 @@ def sql_command(
     statement: str = typer.Argument(..., metavar="QUERY", help="SQL to run (read-only)."),
     format: Format = typer.Option(Format.table, "--format", "-f", help="table, csv or json."),
 ) -> None:
-    """Run SQL on a build's manifest (opened read-only) and print the result.
+    """Run SQL on a build's manifest (opened read-only) and print the result; with several
+    statements (separated by ;), each result in turn (a blank line between them).
 
     Examples:
 
@@ -31,9 +32,16 @@ def sql_command(
 
       datagen sql out/cpt-corpus "SELECT reason, count(*) FROM files GROUP BY reason" --format csv
     """
-    from datagen.manifest import query  # duckdb loads only when a query runs
+    from datagen.manifest import query_all  # duckdb loads only when a query runs
 
-    columns, rows = query(out, statement)
+    for i, (columns, rows) in enumerate(query_all(out, statement)):
+        if i:
+            sys.stdout.write("\n")
+            sys.stdout.flush()
+        _print(columns, rows, format)
+
+
+def _print(columns: list[str], rows: list[tuple], format: Format) -> None:
     if format is Format.csv:
         writer = csv.writer(sys.stdout)
         writer.writerow(columns)
@@ -46,3 +54,4 @@ def sql_command(
         for row in rows:
             table.add_row(*("NULL" if v is None else str(v) for v in row))
         Console().print(table)
+    sys.stdout.flush()

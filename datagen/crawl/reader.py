@@ -18,6 +18,7 @@ from datatrove.pipeline.base import PipelineStep
 
 from datagen.config.cpt import CrawlConfig
 from datagen.crawl.language import detect_language
+from datagen.crawl.paths import os_path
 from datagen.crawl.rules import CrawlRules
 from datagen.crawl.sources import file_id
 from datagen.records import DropReason
@@ -115,10 +116,12 @@ class RepoFileReader(PipelineStep):
                 s.close()
 
     def _read_one(self, row: dict, rules: CrawlRules, streams: dict[str, GitBlobStream]) -> Document:
+        name = os_path(row["path"], row.get("path_raw"))
         meta = {
-            "file_id": file_id(row["repo"], row["path"]),
+            "file_id": file_id(row["repo"], name),
             "repo": row["repo"],
             "path": row["path"],
+            "path_raw": row.get("path_raw"),
             "lang": row["lang"],
             "license": row["license"],
             "bytes": row["size"],
@@ -132,7 +135,7 @@ class RepoFileReader(PipelineStep):
         if row["skip"] is None:
             try:
                 if row["kind"] == "dir":
-                    with open(os.path.join(row["root"], row["path"]), "rb") as fh:
+                    with open(os.path.join(row["root"], name), "rb") as fh:
                         data = fh.read(rules.max_file_bytes + 1)
                 else:
                     stream = streams.get(row["root"])

@@ -42,7 +42,7 @@ class Repo:
 @dataclass
 class ListedFile:
     repo: str
-    path: str
+    path: str  # surrogate-escaped where the name is not UTF-8 (``datagen.crawl.paths``)
     size: int
     skip: str | None = None  # a DropReason, with ": detail" for broken_repo
     lang: str | None = None
@@ -51,7 +51,8 @@ class ListedFile:
 
 
 def file_id(repo: str, path: str) -> str:
-    return hashlib.sha1(f"{repo}/{path}".encode()).hexdigest()[:16]
+    """Stable id of a file; ``path`` may hold surrogate escapes (a name that is not UTF-8)."""
+    return hashlib.sha1(f"{repo}/{path}".encode("utf-8", "surrogateescape")).hexdigest()[:16]
 
 
 def _git(root: str, *args: str, check: bool = True) -> subprocess.CompletedProcess:
@@ -334,5 +335,6 @@ def fingerprint(repos: list[Repo], files: list[ListedFile]) -> str:
                 mtime = os.stat(os.path.join(repo.root, lf.path)).st_mtime_ns
             except OSError:
                 mtime = -1
-        h.update(f"{lf.repo}\0{lf.path}\0{lf.size}\0{lf.skip}\0{lf.git_oid}\0{mtime}\n".encode())
+        line = f"{lf.repo}\0{lf.path}\0{lf.size}\0{lf.skip}\0{lf.git_oid}\0{mtime}\n"
+        h.update(line.encode("utf-8", "surrogateescape"))
     return h.hexdigest()[:16]

@@ -6,6 +6,8 @@ tables (no per-row INSERTs). ``query`` opens the file read-only for ``datagen sq
 
 from __future__ import annotations
 
+import re
+import time
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -16,8 +18,33 @@ import pyarrow as pa
 from datagen.errors import UserError
 from datagen.records import TABLES, Record
 from datagen.records.base import manifest_ddl as _ddl
+from datagen.records.base import sql_type_of
 
 MANIFEST_NAME = "manifest.duckdb"
+LOCK_WAIT_S = 10.0  # how long a write waits for another process's lock on the manifest
+READ_WAIT_S = 2.0  # the same for `datagen sql` (a build holds the manifest only briefly)
+
+
+def connect(path: Path, wait_s: float | None = None, **kwargs: Any) -> duckdb.DuckDBPyConnection:
+    """Open the manifest; while another process holds DuckDB's lock on it (a build writing,
+    a ``datagen sql`` reading), try again for ``wait_s`` (default ``LOCK_WAIT_S``), then a
+    one-line ``UserError``."""
+    deadline = time.monotonic() + (LOCK_WAIT_S if wait_s is None else wait_s)
+    pause = 0.05
+    while True:
+        try:
+            return duckdb.connect(str(path), **kwargs)
+        except duckdb.IOException as exc:
+            if "lock" not in str(exc).lower():
+                raise
+            if time.monotonic() >= deadline:
+                pid = re.search(r"PID (\d+)", str(exc))
+                how = " read-only" if kwargs.get("read_only") else ""
+                raise UserError(f"cannot open {path}{how}: it is open in another process"
+                                f"{f' (pid {pid.group(1)})' if pid else ''}; wait for it to finish "
+                                "(a build, a `datagen sql`, a notebook) and run again") from None
+            time.sleep(pause)
+            pause = min(pause * 2, 0.5)
 
 
 def manifest_ddl(tables: Iterable[type[Record]] = ()) -> str:
@@ -37,9 +64,20 @@ class Manifest:
         self.path = manifest_path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.tables = list(tables) if tables is not None else list(TABLES)
-        self.con = duckdb.connect(str(self.path))
+        self.con = connect(self.path)
         for table in self.tables:
             self.con.execute(table.ddl())
+            self._add_new_columns(table)
+
+    def _add_new_columns(self, table: type[Record]) -> None:
+        """A manifest written by an older datagen gets the columns added since (null)."""
+        have = {c for (c,) in self.con.execute(
+            "SELECT column_name FROM duckdb_columns() WHERE table_name = ? AND database_name = current_database()",
+            [table.__table__]).fetchall()}
+        for name in table.columns():
+            if name not in have:
+                sql_type, _ = sql_type_of(table.model_fields[name].annotation)
+                self.con.execute(f"ALTER TABLE {table.__table__} ADD COLUMN {name} {sql_type}")
 
     def __enter__(self) -> Manifest:
         return self
@@ -93,21 +131,35 @@ def open_readonly(out: str | Path) -> duckdb.DuckDBPyConnection:
     if not path.is_file():
         raise UserError(f"no manifest at {path} (run a build first, or name the folder that holds it)")
     try:
-        return duckdb.connect(str(path), read_only=True, config={"enable_external_access": False})
+        return connect(path, READ_WAIT_S, read_only=True, config={"enable_external_access": False})
     except duckdb.Error as exc:
         raise UserError(f"cannot open {path} read-only (is a build writing it?): {exc}") from None
 
 
-def query(out: str | Path, sql: str) -> tuple[list[str], list[tuple]]:
-    """Run ``sql`` read-only on a build's manifest; returns (column names, rows)."""
+def query_all(out: str | Path, sql: str) -> list[tuple[list[str], list[tuple]]]:
+    """Run every statement of ``sql`` read-only on a build's manifest; returns
+    (column names, rows) per statement, in order."""
     con = open_readonly(out)
     try:
         try:
-            cur = con.execute(sql)
+            statements = con.extract_statements(sql)
         except duckdb.Error as exc:
             raise UserError(f"SQL error: {exc}") from None
-        if cur.description is None:
-            return [], []
-        return [d[0] for d in cur.description], cur.fetchall()
+        results = []
+        for statement in statements:
+            try:
+                cur = con.execute(statement)
+            except duckdb.Error as exc:
+                raise UserError(f"SQL error: {exc}") from None
+            results.append(([], []) if cur.description is None else
+                           ([d[0] for d in cur.description], cur.fetchall()))
+        return results
     finally:
         con.close()
+
+
+def query(out: str | Path, sql: str) -> tuple[list[str], list[tuple]]:
+    """Run ``sql`` read-only on a build's manifest; returns (column names, rows) of its
+    last statement."""
+    results = query_all(out, sql)
+    return results[-1] if results else ([], [])

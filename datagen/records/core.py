@@ -57,7 +57,8 @@ class FileRow(Record):
     run_id: str
     file_id: str = Field(description="sha1(repo + '/' + path)[:16]; stable across runs")
     repo: str = Field(description="repository name (its folder name unless the recipe names it)")
-    path: str = Field(description="path relative to the repository root")
+    path: str = Field(description="path relative to the repository root (bytes that are not UTF-8 as \\xNN)")
+    path_raw: str | None = Field(None, description="the path's bytes in hex when it is not UTF-8 (else null)")
     lang: str | None = None
     license: str | None = Field(None, description="SPDX id of the repository's license")
     bytes: int

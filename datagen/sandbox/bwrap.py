@@ -81,12 +81,33 @@ def _give(workdir: Path, uid: int, max_files: int) -> dict[str, tuple[int, int]]
                 f"(mode {stat.S_IMODE(st.st_mode):o}); handing it to the sandbox uid would "
                 "clear the bit. Remove it (chmod ug-s) or copy the repo without it")
     owners: dict[str, tuple[int, int]] = {}
+    rightful = _rightful_owner(workdir)
     for path, st in stats:
-        owners[path] = (st.st_uid, st.st_gid)
+        owners[path] = (_unleased(st.st_uid, rightful[0]), _unleased(st.st_gid, rightful[1]))
         # A hard link may be a host file planted in the copy: it stays the host's.
         if stat.S_ISDIR(st.st_mode) or st.st_nlink == 1:
             os.lchown(path, uid, uid)
     return owners
+
+
+def _leased(uid: int) -> bool:
+    return UID_BASE <= uid < UID_BASE + UID_SLOTS
+
+
+def _unleased(uid: int, rightful: int) -> int:
+    """A file still owned by a sandbox uid was left so by a run that never gave it back
+    (datagen killed mid-run): it goes back to the working copy's rightful owner."""
+    return rightful if _leased(uid) else uid
+
+
+def _rightful_owner(workdir: Path) -> tuple[int, int]:
+    """The working copy's owner, or, when a killed run left it with a sandbox uid, the
+    owner of the folder it lies in (else this process's)."""
+    for folder in (workdir, workdir.parent):
+        st = os.stat(folder)
+        if not _leased(st.st_uid):
+            return st.st_uid, (os.getegid() if _leased(st.st_gid) else st.st_gid)
+    return os.geteuid(), os.getegid()
 
 
 def _take_back(workdir: Path, owners: dict[str, tuple[int, int]]) -> None:
@@ -170,8 +191,10 @@ class BwrapSandbox:
         ro = [str(Path(p).resolve()) for p in ro_paths]
         work = str(workdir.resolve())
         for parent in _parents([*ro, work]):
-            # bwrap would make missing parents 0700, which the dropped uid cannot traverse
-            args += ["--perms", "0755", "--dir", parent]
+            # bwrap would make missing parents 0700, which the dropped uid cannot traverse;
+            # 0711 lets it pass through to the bound folder without listing the way there
+            # (`ls /root` must not show the host's .pyenv next to the interpreter's folder)
+            args += ["--perms", "0711", "--dir", parent]
         for path in ro:
             args += ["--ro-bind", path, path]
         args += ["--bind", work, work, "--chdir", work, "--"]

@@ -175,3 +175,16 @@ def test_system_folders_are_refused_as_working_copy(bwrap, limits):
     for folder in ("/", "/usr", str(Path.home())):
         with pytest.raises(UserError, match="refusing"):
             bwrap.run(["true"], Path(folder), limits)
+
+
+def test_the_way_to_a_bound_folder_cannot_be_listed(bwrap, workdir, limits, py):
+    """The interpreter's folder is bound at its host path; the folders above it exist only
+    to reach it and show nothing (no host `.pyenv` listing under `/root`)."""
+    exe, ro = py
+    above = [str(p) for p in reversed(ro[0].parents) if str(p) not in ("/", "/usr")][:2]
+    code = ("import os, sys\nfor p in sys.argv[1:]:\n    try:\n        print(p, sorted(os.listdir(p)))\n"
+            "    except OSError as e:\n        print(p, 'denied', e.errno)\nprint('ok', sys.version_info[0])")
+    result = bwrap.run([exe, "-c", code, *above], workdir, limits, ro_paths=ro)
+    assert "ok 3" in result.stdout, result.stderr
+    for path in above:
+        assert f"{path} denied" in result.stdout, result.stdout
