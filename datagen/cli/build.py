@@ -7,6 +7,7 @@ from pathlib import Path
 
 import typer
 
+from datagen.config.all import AllRecipe
 from datagen.config.cpt import CptCorpusRecipe
 from datagen.config.rl_pool import RlPoolRecipe
 from datagen.config.tasks import TasksRecipe
@@ -157,3 +158,40 @@ def rl_pool(
                          force=force)
     if not result.skipped:
         print_pool_summary(result)
+
+
+@app.command("all", epilog=recipe_help(AllRecipe))
+def all_(
+    paths: list[str] = typer.Argument(None, metavar="[PATH]...", help="More inputs (same as --input)."),
+    input: list[str] = typer.Option(None, "--input", "-i", help="Repos for the cpt-corpus and tasks stages "
+                                    "(default: the recipe's inputs, bundled sample_data)."),
+    output: Path = typer.Option(None, "--output", "-o", help="Output folder, one sub-folder per stage "
+                                "(default: out/all)."),
+    recipe: str = typer.Option(None, "--recipe", "-r", help="Recipe YAML (default: pipelines/all.yaml)."),
+    set_: list[str] = typer.Option(None, "--set", help="Override a key: --set tasks.synth.scale=3 (a stage's "
+                                   "recipe), --set rl_pool.enabled=false (skip a stage)."),
+    workers: int = typer.Option(None, "--workers", "-w", help="Workers of every stage (default: each recipe's)."),
+    force: bool = typer.Option(False, "--force", help="Rebuild every stage even if it already finished."),
+) -> None:
+    """Repos -> CPT shards, verified tasks and the RL pool, in one resumable command.
+
+    Runs the recipes pipelines/all.yaml names, in order, each into its own folder with its
+    own manifest: OUT/cpt-corpus, OUT/tasks, OUT/rl-pool (built from OUT/tasks). A finished
+    stage is not redone; a killed one resumes. One summary at the end.
+
+    Examples:
+
+      datagen build all                                       # bundled sample_data -> out/all
+
+      datagen build all -i ~/src/repoA ~/src/repoB -o /data/all -w 8
+
+      datagen build all --set tasks.teacher.base_url=http://gpu01:8000/v1 --set rl_pool.difficulty.k=8
+
+      datagen runs out/all                                    # the runs of every stage
+    """
+    from datagen.builds.all import run_all
+    from datagen.cli.summary import print_all_summary
+
+    result = run_all(inputs=_split_inputs((input or []) + (paths or [])), output=output, recipe=recipe,
+                     overrides=set_ or [], workers=workers, force=force)
+    print_all_summary(result)

@@ -34,6 +34,11 @@ def sql_command(
     from datagen.manifest import query  # duckdb loads only when a query runs
 
     columns, rows = query(out, statement)
+    print_rows(columns, rows, format)
+
+
+def print_rows(columns: list[str], rows: list[tuple], format: Format) -> None:
+    """Rows to stdout as a table, CSV or JSON lines (one object per row)."""
     if format is Format.csv:
         writer = csv.writer(sys.stdout)
         writer.writerow(columns)
