@@ -13,6 +13,7 @@ from datagen.errors import UserError
 from datagen.manifest.db import MANIFEST_NAME, manifest_path, open_readonly
 
 RUNS_COLUMNS = ["stage", "run_id", "command", "status", "started_at", "finished_at", "seconds", "recipe_hash"]
+BUILD_ORDER = ["cpt-corpus", "tasks", "rl-pool"]  # the stages of `build all`
 _SELECT = ("SELECT run_id, command, status, started_at, finished_at, "
            "round(epoch(finished_at - started_at), 1) AS seconds, recipe_hash FROM runs "
            "ORDER BY started_at, run_id")
@@ -20,14 +21,18 @@ _SELECT = ("SELECT run_id, command, status, started_at, finished_at, "
 
 def stage_manifests(out: str | Path) -> list[tuple[str, Path]]:
     """(stage, folder) for ``out`` itself when it holds a manifest, else for each sub-folder
-    that does (the stages of ``build all``), sorted by name."""
+    that does (the stages of ``build all``, in build order, then others by name)."""
     out = Path(out)
     if manifest_path(out).is_file():
         return [(out.name if out.suffix != ".duckdb" else out.parent.name, out)]
-    found = sorted(p.parent for p in out.glob(f"*/{MANIFEST_NAME}")) if out.is_dir() else []
+    found = sorted((p.parent for p in out.glob(f"*/{MANIFEST_NAME}")), key=_stage_order) if out.is_dir() else []
     if not found:
         raise UserError(f"no manifest at {manifest_path(out)} nor in its sub-folders (run a build first)")
     return [(p.name, p) for p in found]
+
+
+def _stage_order(folder: Path) -> tuple[int, str]:
+    return (BUILD_ORDER.index(folder.name) if folder.name in BUILD_ORDER else len(BUILD_ORDER), folder.name)
 
 
 def list_runs(out: str | Path) -> list[tuple]:
