@@ -14,7 +14,7 @@ API::
                       # run_id and ``check(con)`` (a read-only manifest connection) agrees
     with run:         # `runs` row 'running' + mkdir work; on leaving: 'finished' (work and
         ...           # an empty .work removed) or 'failed' on any BaseException (re-raised,
-                      # work kept for the resume)
+                      # work kept for the resume); JobsSubmitted leaves it 'running'
 
 Commands that are not builds (``validate``, ``sandbox run``, ``teacher run``) use
 ``BuildRun.command_run(out, command, recipe, run_id=None)``: the same ``runs`` row and
@@ -38,12 +38,13 @@ import duckdb
 
 from datagen import __version__
 from datagen.config.base import StrictModel, canonical_json, recipe_hash
+from datagen.errors import JobsSubmitted
 from datagen.manifest import Manifest
 from datagen.manifest.db import manifest_path
 from datagen.records import Record, RunRow
 
-# Recipe fields that say where a build writes and how fast, not what it makes.
-NOT_CONTENT = frozenset({"workers", "output"})
+# Recipe fields that say where a build writes, where it runs and how fast, not what it makes.
+NOT_CONTENT = frozenset({"workers", "output", "executor"})
 
 
 def content_run_id(recipe: StrictModel, fingerprint: str) -> str:
@@ -131,7 +132,7 @@ class BuildRun:
             run_id=self.run_id, command=self.command,
             recipe_json=canonical_json(self.recipe.model_dump(mode="json")),
             recipe_hash=recipe_hash(self.recipe), datagen_version=__version__,
-            started_at=_now(), status="running",
+            started_at=self._resumed_start() or _now(), status="running",
         )
         if self.uses_work:
             self.work.mkdir(parents=True, exist_ok=True)
@@ -139,6 +140,8 @@ class BuildRun:
         return self
 
     def __exit__(self, exc_type: type[BaseException] | None, *exc: Any) -> bool:
+        if exc_type is not None and issubclass(exc_type, JobsSubmitted):
+            return False  # stays 'running' with its work folder: a dependent job resumes it
         if exc_type is not None:
             self._record("failed")
             return False  # re-raised
@@ -150,6 +153,24 @@ class BuildRun:
             except OSError:
                 pass
         return False
+
+    def _resumed_start(self) -> dt.datetime | None:
+        """When this run is resumed (its row still 'running': a Slurm job picking the build
+        up, or a re-run after a kill), the time it first started."""
+        if self.out is None or not manifest_path(self.out).exists():
+            return None
+        try:
+            con = duckdb.connect(str(manifest_path(self.out)), read_only=True)
+        except duckdb.Error:
+            return None
+        try:
+            row = con.execute("SELECT started_at FROM runs WHERE run_id = ? AND status = 'running'",
+                              [self.run_id]).fetchall()
+            return row[0][0] if row else None
+        except duckdb.Error:
+            return None
+        finally:
+            con.close()
 
     def _record(self, status: str) -> None:
         self.status = status

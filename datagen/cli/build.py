@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from enum import Enum
 from pathlib import Path
 
 import typer
@@ -11,6 +12,13 @@ from datagen.config.all import AllRecipe
 from datagen.config.cpt import CptCorpusRecipe
 from datagen.config.rl_pool import RlPoolRecipe
 from datagen.config.tasks import TasksRecipe
+
+
+class Executor(str, Enum):
+    local = "local"
+    slurm = "slurm"
+    ray = "ray"
+
 
 app = typer.Typer(help="Run a build (writes data shards and <out>/manifest.duckdb).", no_args_is_help=True)
 
@@ -37,6 +45,8 @@ def cpt_corpus(
     set_: list[str] = typer.Option(None, "--set", help="Override one recipe field: --set quality.enabled=false"),
     workers: int = typer.Option(None, "--workers", "-w", help="Parallel worker processes (default: recipe)."),
     force: bool = typer.Option(False, "--force", help="Rebuild even if this exact build already finished."),
+    executor: Executor = typer.Option(None, "--executor", "-e", help="Where the datatrove stages run: local, "
+                                      "slurm or ray (default: the recipe's executor.kind). Same output either way."),
 ) -> None:
     """Build a clean code corpus for continued pretraining.
 
@@ -59,15 +69,22 @@ def cpt_corpus(
       datagen build cpt-corpus -i ./repos/* -o out/cpt --set pack.tokenizer=/models/tok/tokenizer.json
 
       datagen build cpt-corpus --set pack.tokenizer=/models/tok --set pack.holdout_fraction=0.01
+
+      datagen build cpt-corpus -i /data/repos/* -o /data/cpt -e slurm --set executor.partition=cpu
+
+      datagen build cpt-corpus -i /data/repos/* -o /data/cpt -e ray --set executor.ray_address=auto
     """
     from datagen.builds.cpt_corpus import run_cpt_corpus
-    from datagen.cli.summary import print_build_summary
+    from datagen.cli.summary import print_build_summary, print_submitted
 
+    sets = [*(set_ or []), *([f"executor.kind={executor.value}"] if executor else [])]
     result = run_cpt_corpus(
         inputs=_split_inputs((input or []) + (paths or [])), output=output, recipe=recipe,
-        overrides=set_ or [], workers=workers, force=force,
+        overrides=sets, workers=workers, force=force,
     )
-    if not result.skipped:
+    if result.submitted:
+        print_submitted(result)
+    elif not result.skipped:
         print_build_summary(result)
 
 

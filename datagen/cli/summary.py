@@ -112,3 +112,13 @@ def print_all_summary(result, console: Console | None = None) -> None:
     console.print(table)
     console.print(f"{result.seconds:.1f} s; runs of every stage: datagen runs {result.output}; "
                   f"charts: datagen report {result.output}/<stage>")
+
+
+def print_submitted(result, console: Console | None = None) -> None:
+    """What ``--executor slurm`` left queued: the stage's array job and the build's next job."""
+    console = console or Console()
+    sub = result.submitted
+    console.print(f"submitted {sub.stage}: {sub.tasks} of {sub.total} task(s) as Slurm job {sub.job_id}; the build "
+                  f"resumes in job {sub.continuation} when it ends (run {result.run_id}).")
+    console.print(f"follow it: squeue -u $USER; datagen runs {result.output} (finished when the status says so); "
+                  f"build logs in {result.output / 'logs' / 'slurm'}")
