@@ -81,9 +81,16 @@ def run_all(inputs: list[str] | None = None, output: str | Path | None = None, r
         s0 = time.monotonic()
         result = _RUNNERS[stage](cfg, folder, out, _stage_recipe(ref, base), [*ref.set, *routed[stage]], force,
                                  console)
-        results.append(StageResult(FOLDERS[stage], folder, "already built" if result.skipped else "built",
-                                   result.run_id, stage_counts(stage, folder), time.monotonic() - s0))
+        results.append(StageResult(FOLDERS[stage], folder, _status(result), result.run_id,
+                                   stage_counts(stage, folder), time.monotonic() - s0))
     return AllResult(out, results, time.monotonic() - t0)
+
+
+def _status(result) -> str:
+    submitted = getattr(result, "submitted", None)  # the corpus stage on --executor slurm
+    if submitted is not None:
+        return f"submitted: job {submitted.job_id}, resumes in job {submitted.continuation}"
+    return "already built" if result.skipped else "built"
 
 
 def _stage_recipe(ref: StageRef, base: Path) -> str:
