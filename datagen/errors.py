@@ -4,6 +4,8 @@
   message alone on one line (exit 2), no traceback (``--debug`` shows it).
 - ``StageIncomplete``: a ``UserError`` for a build stage whose tasks did not all finish;
   the message says where the task logs are, and running the build again resumes it.
+- ``JobsSubmitted``: a stage went to a cluster scheduler (``--executor slurm``); not an
+  error: the build resumes in a job that depends on it.
 - ``SkipItem``: one file/candidate/instruction cannot be processed; the caller records
   the reason in the manifest and carries on.
 - ``Interrupted``: the build got SIGINT or SIGTERM (a ``KeyboardInterrupt``); the run is
@@ -40,6 +42,17 @@ class Interrupted(KeyboardInterrupt):
 
 class DiskFull(UserError):
     """A write found no space left on the device."""
+
+
+class JobsSubmitted(DatagenError):
+    """A build stage was submitted to a cluster scheduler and runs later: the build stops
+    here (its run stays ``running``, its work folder kept) and is resumed by a job that
+    depends on the submitted one."""
+
+    def __init__(self, stage: str, job_id: str, tasks: int, total: int):
+        super().__init__(f"{stage}: {tasks} of {total} tasks submitted as job {job_id}")
+        self.stage, self.job_id, self.tasks, self.total = stage, job_id, tasks, total
+        self.continuation: str | None = None  # the job that resumes the build
 
 
 class SkipItem(DatagenError):

@@ -104,3 +104,11 @@ def standin_vllm(monkeypatch):
     yield vllm
     for name in ("vllm", "vllm.sampling_params"):
         sys.modules.pop(name, None)
+
+
+@pytest.fixture(scope="session")
+def all_built(tmp_path_factory):
+    """One ``datagen build all`` (tests/builds/allkit.py) shared by the tests that read it."""
+    from tests.builds.allkit import build_all
+
+    return build_all(tmp_path_factory.mktemp("all"))

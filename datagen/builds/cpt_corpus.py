@@ -40,11 +40,12 @@ from rich.console import Console
 
 from datagen.builds.card import write_card
 from datagen.builds.cpt_manifest import counts, outputs_intact, write_manifest
+from datagen.builds.executors import StageRunner, submit_rest
 from datagen.builds.file_steps import FILE_STEPS
-from datagen.builds.progress import Stopwatch, progress_bar, run_with_rank_progress
+from datagen.builds.progress import Stopwatch, progress_bar
 from datagen.builds.run import BuildRun
 from datagen.builds.shards import write_text_shards
-from datagen.builds.steps import QuietLocalExecutor, RowsParquetWriter
+from datagen.builds.steps import RowsParquetWriter
 from datagen.builds.switch import switch_outputs
 from datagen.config.base import load_recipe, validate
 from datagen.config.cpt import CptCorpusRecipe
@@ -54,6 +55,7 @@ from datagen.crawl.rules import CrawlRules
 from datagen.crawl.sources import Repo, discover, fingerprint, list_repo
 from datagen.curate.base import FileStep, StepContext
 from datagen.curate.dedup import apply_near_dedup, exact_dedup
+from datagen.errors import JobsSubmitted
 from datagen.pack.corpus import check_pack_setup, pack_corpus
 from datagen.pack.ordering import RepoOrderer, split_of
 from datagen.records import PackOutputRow, Record, RepoDocRow, RepoOrderRow, ShardRow
@@ -83,6 +85,7 @@ class BuildResult:
     seconds: float = 0.0
     stage_seconds: dict[str, float] = field(default_factory=dict)
     packed: list[PackOutputRow] = field(default_factory=list)  # empty without pack.tokenizer
+    submitted: JobsSubmitted | None = None  # --executor slurm: the stage submitted, the build's next job
 
 
 @dataclass
@@ -95,6 +98,7 @@ class _Stages:
     run_id: str
     console: Console
     clock: Stopwatch
+    runner: StageRunner
 
     @property
     def stage(self) -> Path:
@@ -125,8 +129,15 @@ def run_cpt_corpus(
         return BuildResult(output=out, run_id=run.run_id, skipped=True, seconds=time.monotonic() - t0)
     run.needed_bytes = sum(lf.size for _, lf in listed if lf.skip is None)
     run.scratch = [run.work / n for n in ("stage", "shards", "decisions.duckdb", "decisions.duckdb.wal")]
-    with run:
-        result = _build(_Stages(cfg, out, run.work, run.run_id, console, clock), repos, listed)
+    stages = _Stages(cfg, out, run.work, run.run_id, console, clock, StageRunner(cfg.executor, run.run_id, console))
+    try:
+        with run:
+            result = _build(stages, repos, listed)
+    except JobsSubmitted as sub:
+        sub.continuation = submit_rest("cpt-corpus", cfg.model_dump(mode="json"), cfg.executor, run.work,
+                                       out / "logs" / "slurm", sub.job_id, cfg.workers)
+        return BuildResult(output=out, run_id=run.run_id, skipped=False, submitted=sub,
+                           seconds=time.monotonic() - t0)
     result.seconds = time.monotonic() - t0
     result.stage_seconds = clock.seconds
     return result
@@ -209,13 +220,9 @@ def _crawl(s: _Stages, repos: list[Repo], listed: list) -> list[str]:
     tasks = max(1, math.ceil(len(listed) / s.cfg.crawl.files_per_task))
     steps = [RepoFileReader(str(listing), s.cfg.crawl.files_per_task, s.cfg.crawl),
              *file_steps(s.cfg, repos), RowsParquetWriter(str(s.work / "crawl"))]
-    executor = QuietLocalExecutor(
-        pipeline=steps, tasks=tasks, workers=min(s.cfg.workers, tasks),
-        logging_dir=str(s.work / "logs" / "crawl"),
-    )
     with s.clock.stage("crawl"):
-        run_with_rank_progress(executor, s.console, "crawling", tasks,
-                               files_per_task=s.cfg.crawl.files_per_task, total_files=len(listed))
+        s.runner.run("crawling", steps, tasks, min(s.cfg.workers, tasks), s.work / "logs" / "crawl",
+                     progress={"files_per_task": s.cfg.crawl.files_per_task, "total_files": len(listed)})
     return sorted(str(p) for p in (s.work / "crawl").glob("*.parquet"))
 
 
@@ -230,7 +237,7 @@ def _decide(s: _Stages, con: duckdb.DuckDBPyConnection, crawl_files: list[str]) 
             exact_dedup(con)
         if s.cfg.dedup.near.enabled:
             apply_near_dedup(con, crawl_files, s.work, s.cfg.dedup.near, s.cfg.workers,
-                             executor=QuietLocalExecutor)
+                             executor=s.runner.factory("near-dedup"))
 
 
 def _write_shards(s: _Stages, con: duckdb.DuckDBPyConnection,

@@ -14,7 +14,7 @@ API::
                       # run_id and ``check(con)`` (a read-only manifest connection) agrees
     with run:         # `runs` row 'running' + mkdir work; on leaving: 'finished' (work and
         ...           # an empty .work removed) or 'failed' on any BaseException (re-raised,
-                      # work kept for the resume)
+                      # work kept for the resume); JobsSubmitted leaves it 'running'
 
 While a build runs (``uses_work``) it holds ``<out>/.datagen.lock`` (a second build on the
 same output fails at once, naming this one); on entering, 'running' build rows left by a
@@ -49,13 +49,13 @@ from datagen.builds.faults import disk_full, disk_full_message, interrupts, quie
 from datagen.builds.lock import OutputLock
 from datagen.builds.procs import children, stop_children
 from datagen.config.base import StrictModel, canonical_json, recipe_hash
-from datagen.errors import DiskFull, Interrupted
+from datagen.errors import DiskFull, Interrupted, JobsSubmitted
 from datagen.manifest import Manifest
 from datagen.manifest.db import manifest_path
 from datagen.records import Record, RunRow
 
-# Recipe fields that say where a build writes and how fast, not what it makes.
-NOT_CONTENT = frozenset({"workers", "output"})
+# Recipe fields that say where a build writes, where it runs and how fast, not what it makes.
+NOT_CONTENT = frozenset({"workers", "output", "executor"})
 
 
 def content_run_id(recipe: StrictModel, fingerprint: str) -> str:
@@ -147,7 +147,7 @@ class BuildRun:
             run_id=self.run_id, command=self.command,
             recipe_json=canonical_json(self.recipe.model_dump(mode="json")),
             recipe_hash=recipe_hash(self.recipe), datagen_version=__version__,
-            started_at=_now(), status="running",
+            started_at=self._resumed_start() or _now(), status="running",
         )
         self._stack = contextlib.ExitStack()
         self._keep = children()
@@ -170,6 +170,8 @@ class BuildRun:
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: Any) -> bool:
         with self._stack:  # signal handlers restored, output lock released last
+            if isinstance(exc, JobsSubmitted):
+                return False  # stays 'running' with its work folder: a dependent job resumes it
             if exc is not None:
                 self._fail(exc)
                 return False  # re-raised
@@ -227,6 +229,24 @@ class BuildRun:
             for folder in work_root.iterdir():
                 if folder.name != self.run_id:
                     shutil.rmtree(folder, ignore_errors=True)
+
+    def _resumed_start(self) -> dt.datetime | None:
+        """When this run is resumed (its row still 'running': a Slurm job picking the build
+        up, or a re-run after a kill), the time it first started."""
+        if self.out is None or not manifest_path(self.out).exists():
+            return None
+        try:
+            con = duckdb.connect(str(manifest_path(self.out)), read_only=True)
+        except duckdb.Error:
+            return None
+        try:
+            row = con.execute("SELECT started_at FROM runs WHERE run_id = ? AND status = 'running'",
+                              [self.run_id]).fetchall()
+            return row[0][0] if row else None
+        except duckdb.Error:
+            return None
+        finally:
+            con.close()
 
     def _record(self, status: str) -> None:
         self.status = status

@@ -3,13 +3,22 @@
 from __future__ import annotations
 
 import json
+from enum import Enum
 from pathlib import Path
 
 import typer
 
+from datagen.config.all import AllRecipe
 from datagen.config.cpt import CptCorpusRecipe
 from datagen.config.rl_pool import RlPoolRecipe
 from datagen.config.tasks import TasksRecipe
+
+
+class Executor(str, Enum):
+    local = "local"
+    slurm = "slurm"
+    ray = "ray"
+
 
 app = typer.Typer(help="Run a build (writes data shards and <out>/manifest.duckdb).", no_args_is_help=True)
 
@@ -36,6 +45,8 @@ def cpt_corpus(
     set_: list[str] = typer.Option(None, "--set", help="Override one recipe field: --set quality.enabled=false"),
     workers: int = typer.Option(None, "--workers", "-w", help="Parallel worker processes (default: recipe)."),
     force: bool = typer.Option(False, "--force", help="Rebuild even if this exact build already finished."),
+    executor: Executor = typer.Option(None, "--executor", "-e", help="Where the datatrove stages run: local, "
+                                      "slurm or ray (default: the recipe's executor.kind). Same output either way."),
 ) -> None:
     """Build a clean code corpus for continued pretraining.
 
@@ -58,15 +69,22 @@ def cpt_corpus(
       datagen build cpt-corpus -i ./repos/* -o out/cpt --set pack.tokenizer=/models/tok/tokenizer.json
 
       datagen build cpt-corpus --set pack.tokenizer=/models/tok --set pack.holdout_fraction=0.01
+
+      datagen build cpt-corpus -i /data/repos/* -o /data/cpt -e slurm --set executor.partition=cpu
+
+      datagen build cpt-corpus -i /data/repos/* -o /data/cpt -e ray --set executor.ray_address=auto
     """
     from datagen.builds.cpt_corpus import run_cpt_corpus
-    from datagen.cli.summary import print_build_summary
+    from datagen.cli.summary import print_build_summary, print_submitted
 
+    sets = [*(set_ or []), *([f"executor.kind={executor.value}"] if executor else [])]
     result = run_cpt_corpus(
         inputs=_split_inputs((input or []) + (paths or [])), output=output, recipe=recipe,
-        overrides=set_ or [], workers=workers, force=force,
+        overrides=sets, workers=workers, force=force,
     )
-    if not result.skipped:
+    if result.submitted:
+        print_submitted(result)
+    elif not result.skipped:
         print_build_summary(result)
 
 
@@ -157,3 +175,40 @@ def rl_pool(
                          force=force)
     if not result.skipped:
         print_pool_summary(result)
+
+
+@app.command("all", epilog=recipe_help(AllRecipe))
+def all_(
+    paths: list[str] = typer.Argument(None, metavar="[PATH]...", help="More inputs (same as --input)."),
+    input: list[str] = typer.Option(None, "--input", "-i", help="Repos for the cpt-corpus and tasks stages "
+                                    "(default: the recipe's inputs, bundled sample_data)."),
+    output: Path = typer.Option(None, "--output", "-o", help="Output folder, one sub-folder per stage "
+                                "(default: out/all)."),
+    recipe: str = typer.Option(None, "--recipe", "-r", help="Recipe YAML (default: pipelines/all.yaml)."),
+    set_: list[str] = typer.Option(None, "--set", help="Override a key: --set tasks.synth.scale=3 (a stage's "
+                                   "recipe), --set rl_pool.enabled=false (skip a stage)."),
+    workers: int = typer.Option(None, "--workers", "-w", help="Workers of every stage (default: each recipe's)."),
+    force: bool = typer.Option(False, "--force", help="Rebuild every stage even if it already finished."),
+) -> None:
+    """Repos -> CPT shards, verified tasks and the RL pool, in one resumable command.
+
+    Runs the recipes pipelines/all.yaml names, in order, each into its own folder with its
+    own manifest: OUT/cpt-corpus, OUT/tasks, OUT/rl-pool (built from OUT/tasks). A finished
+    stage is not redone; a killed one resumes. One summary at the end.
+
+    Examples:
+
+      datagen build all                                       # bundled sample_data -> out/all
+
+      datagen build all -i ~/src/repoA ~/src/repoB -o /data/all -w 8
+
+      datagen build all --set tasks.teacher.base_url=http://gpu01:8000/v1 --set rl_pool.difficulty.k=8
+
+      datagen runs out/all                                    # the runs of every stage
+    """
+    from datagen.builds.all import run_all
+    from datagen.cli.summary import print_all_summary
+
+    result = run_all(inputs=_split_inputs((input or []) + (paths or [])), output=output, recipe=recipe,
+                     overrides=set_ or [], workers=workers, force=force)
+    print_all_summary(result)

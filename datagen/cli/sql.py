@@ -38,10 +38,11 @@ def sql_command(
         if i:
             sys.stdout.write("\n")
             sys.stdout.flush()
-        _print(columns, rows, format)
+        print_rows(columns, rows, format)
 
 
-def _print(columns: list[str], rows: list[tuple], format: Format) -> None:
+def print_rows(columns: list[str], rows: list[tuple], format: Format) -> None:
+    """Rows to stdout as a table, CSV or JSON lines (one object per row)."""
     if format is Format.csv:
         writer = csv.writer(sys.stdout)
         writer.writerow(columns)

@@ -98,3 +98,27 @@ def print_pool_summary(result, console: Console | None = None) -> None:
     for note in result.notes:
         console.print(f"[yellow]note:[/] {note}")
     console.print(f"hand them out once: datagen pool take {result.output} --n 256 --consumer RUN")
+
+
+def print_all_summary(result, console: Console | None = None) -> None:
+    """One row per stage of ``build all``: what happened, its run and its counts."""
+    console = console or Console()
+    table = Table(title=f"all → {result.output}", show_header=True)
+    for col in ("stage", "status", "run", "counts", "seconds"):
+        table.add_column(col, justify="right" if col == "seconds" else "left")
+    for s in result.stages:
+        counts = ", ".join(f"{n} {label}" for label, n in s.counts.items())
+        table.add_row(s.stage, s.status, s.run_id or "-", counts, f"{s.seconds:.1f}")
+    console.print(table)
+    console.print(f"{result.seconds:.1f} s; runs of every stage: datagen runs {result.output}; "
+                  f"charts: datagen report {result.output}/<stage>")
+
+
+def print_submitted(result, console: Console | None = None) -> None:
+    """What ``--executor slurm`` left queued: the stage's array job and the build's next job."""
+    console = console or Console()
+    sub = result.submitted
+    console.print(f"submitted {sub.stage}: {sub.tasks} of {sub.total} task(s) as Slurm job {sub.job_id}; the build "
+                  f"resumes in job {sub.continuation} when it ends (run {result.run_id}).")
+    console.print(f"follow it: squeue -u $USER; datagen runs {result.output} (finished when the status says so); "
+                  f"build logs in {result.output / 'logs' / 'slurm'}")

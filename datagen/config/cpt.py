@@ -8,6 +8,7 @@ from pydantic import Field
 
 from datagen.config.base import StrictModel
 from datagen.config.curate import DecontamConfig, NearDedupConfig, QualityConfig, SecretsConfig, SyntaxConfig
+from datagen.config.executor import ExecutorConfig
 from datagen.config.pack import PackConfig
 from datagen.config.score import CorpusPerplexityConfig
 
@@ -50,6 +51,7 @@ class CptCorpusRecipe(StrictModel):
     )
     output: str = "out/cpt-corpus"
     workers: int = Field(1, ge=1)
+    executor: ExecutorConfig = ExecutorConfig()
     crawl: CrawlConfig = CrawlConfig()
     dedup: DedupConfig = DedupConfig()
     quality: QualityConfig = QualityConfig()

@@ -63,6 +63,8 @@ class TeacherConfig(StrictModel):
         "model served by vLLM and loaded offline shares one cache",
     )
     base_url: str | None = Field(None, description="OpenAI-compatible endpoint, e.g. .../v1")
+    base_urls: list[str] = Field(default_factory=list, description="more endpoints serving the same model "
+                                 "(replicas): requests are spread over base_url and these")
     api_key_env: str | None = Field(
         "OPENAI_API_KEY", description="environment variable holding the API key (never stored)"
     )
@@ -103,18 +105,20 @@ class TeacherRecipe(StrictModel):
 
 
 def load_teacher_block(
-    recipe: str | Path | None, overrides: list[str] | None = None, default_name: str = "teacher"
+    recipe: str | Path | None, overrides: list[str] | None = None, default_name: str = "teacher",
+    block: str = "teacher",
 ) -> tuple[TeacherConfig, Path]:
-    """The ``teacher:`` block of any recipe (a build's or ``pipelines/teacher.yaml``),
-    after ``--set teacher.x=v`` overrides; other sections are left to their build."""
+    """The ``teacher:`` block (or another block of the same model, e.g. the pool's
+    ``policy:``) of any recipe, after ``--set <block>.x=v`` overrides; other sections are
+    left to their build."""
     path = resolve_recipe_path(recipe, default_name)
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
     except (OSError, yaml.YAMLError) as exc:
         raise UserError(f"cannot read recipe {path}: {exc}") from exc
-    if not isinstance(data, dict) or not isinstance(data.get("teacher"), dict | None):
-        raise UserError(f"recipe {path.name}: 'teacher' must be a mapping")
-    data = apply_overrides({"teacher": data.get("teacher") or {}}, overrides)
-    if not data["teacher"].get("model"):
-        raise UserError(f"recipe {path.name}: no teacher model (set teacher.model or --model)")
-    return validate(TeacherRecipe, data, f"recipe {path.name}").teacher, path
+    if not isinstance(data, dict) or not isinstance(data.get(block), dict | None):
+        raise UserError(f"recipe {path.name}: '{block}' must be a mapping")
+    data = apply_overrides({block: data.get(block) or {}}, overrides)
+    if not data[block].get("model"):
+        raise UserError(f"recipe {path.name}: no {block} model (set {block}.model or --model)")
+    return validate(TeacherRecipe, {"teacher": data[block]}, f"recipe {path.name}").teacher, path

@@ -1,4 +1,5 @@
-"""``datagen report``: charts and a markdown page of the numbers in a build's manifest.
+"""``datagen report``: charts of a build's manifest, as one self-contained ``report.html``
+and as a markdown page with PNGs.
 
 The manifest is opened read-only. Each chart is one ``ChartSpec`` (``report_charts``): a
 query whose rows are both what is drawn and the table printed under the picture, so every bar can also be
@@ -16,7 +17,9 @@ from pathlib import Path
 
 from datagen.errors import UserError
 from datagen.manifest.db import manifest_path, open_readonly
-from datagen.manifest.report_charts import CHARTS, Chart, Db, draw_chart
+from datagen.manifest.report_builds import ALL_CHARTS
+from datagen.manifest.report_charts import Chart, Db, draw_chart
+from datagen.manifest.report_html import render_html
 
 RUN_COLUMNS = ["run_id", "command", "recipe_hash", "status", "started_at", "finished_at", "datagen_version"]
 
@@ -47,13 +50,14 @@ def collect(out: str | Path, run_id: str | None = None) -> tuple[list[tuple], li
                 raise UserError(f"run {run_id!r} is not in {manifest_path(out)} (runs: {known})")
             db.run_id = run_id
             runs = [r for r in runs if r[0] == run_id]
-        return runs, [spec.collect(db) for spec in CHARTS]
+        return runs, [spec.collect(db) for spec in ALL_CHARTS]
     finally:
         con.close()
 
 
 def build_report(out: str | Path, dest: str | Path | None = None, run_id: str | None = None) -> Report:
-    """Write ``index.md`` and one PNG per chart into ``dest`` (default ``OUT/report``)."""
+    """Write ``report.html`` (self-contained), ``index.md`` and one PNG per chart into
+    ``dest`` (default ``OUT/report``)."""
     runs, charts = collect(out, run_id)
     path = manifest_path(out)
     folder = Path(dest) if dest is not None else path.parent / "report"
@@ -66,6 +70,8 @@ def build_report(out: str | Path, dest: str | Path | None = None, run_id: str | 
         if chart.skipped:
             (folder / chart.png).unlink(missing_ok=True)
     (folder / "index.md").write_text(render_markdown(report, path), encoding="utf-8")
+    images = {c.key: (folder / c.png).read_bytes() for c in report.drawn}
+    (folder / "report.html").write_text(render_html(report, path, images, RUN_COLUMNS), encoding="utf-8")
     return report
 
 

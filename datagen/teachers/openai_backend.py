@@ -39,9 +39,9 @@ def resolve_api_key(config: TeacherConfig) -> str:
     return "EMPTY"
 
 
-def make_client(config: TeacherConfig) -> openai.AsyncOpenAI:
+def make_client(config: TeacherConfig, base_url: str | None = None) -> openai.AsyncOpenAI:
     return openai.AsyncOpenAI(
-        base_url=config.base_url, api_key=resolve_api_key(config),
+        base_url=base_url or config.base_url, api_key=resolve_api_key(config),
         max_retries=0, timeout=config.timeout_s,
     )
 
@@ -94,18 +94,22 @@ class OpenAITeacher(BaseTeacher):
 
     async def _call_many(self, calls: list[Call], done: Done) -> None:
         """``max_concurrency`` workers share one queue of calls, so memory stays flat for
-        any batch size; a worker backing off keeps its slot (back-pressure on 429s)."""
-        client = make_client(self.config)
+        any batch size; a worker backing off keeps its slot (back-pressure on 429s). With
+        ``base_urls`` (replicas of one model), worker k talks to endpoint k mod n."""
+        urls = [self.config.base_url, *self.config.base_urls]
+        clients = [make_client(self.config, url) for url in urls]
         queue = iter(enumerate(calls))
 
-        async def worker() -> None:
+        async def worker(client: openai.AsyncOpenAI) -> None:
             for i, call in queue:
                 done(i, await self._with_retries(client, call))
 
+        workers = min(self.config.max_concurrency, len(calls))
         try:
-            await asyncio.gather(*(worker() for _ in range(min(self.config.max_concurrency, len(calls)))))
+            await asyncio.gather(*(worker(clients[k % len(clients)]) for k in range(workers)))
         finally:
-            await client.close()
+            for client in clients:
+                await client.close()
 
     def backoff_s(self, attempt: int, requested: float | None) -> float:
         """Exponential backoff with jitter (half fixed, half random), at least ``requested``."""

@@ -179,12 +179,12 @@ def test_slurm_script_shape():
     assert res.exit_code == 0, res.output
     script = res.output
     assert script.startswith("#!/bin/bash\n#SBATCH ")
-    for line in ("#SBATCH --gpus-per-node=4", "#SBATCH --partition=gpu", "trap stop_server EXIT"):
+    for line in ("#SBATCH --gpus-per-node=4", "#SBATCH --partition=gpu", "trap stop_servers EXIT"):
         assert line in script
     assert "vllm serve org/Model-7B" in script and "--tensor-parallel-size 4" in script
     assert "--max-model-len 32768" in script and "--enable-prefix-caching" in script
     assert 'datagen build tasks --recipe r.yaml --set teacher.backend=openai' in script
-    assert '--set "teacher.base_url=http://127.0.0.1:${PORT}/v1"' in script
+    assert '--set "teacher.base_url=http://127.0.0.1:${PORT}/v1" --set "teacher.base_urls=[]"' in script
     assert subprocess.run(["bash", "-n"], input=script, text=True).returncode == 0
     assert cli("job", "slurm", "--gpus", "2").exit_code != 0  # no command given
 
@@ -236,3 +236,55 @@ def _free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
+
+
+@pytest.mark.skipif(not os.path.exists("/usr/bin/curl") and not os.path.exists("/bin/curl"),
+                    reason="the script polls /health with curl")
+@pytest.mark.slow
+def test_slurm_replicas_split_the_gpus_and_the_requests(tmp_path):
+    """--gpus 2 --tp 1: two stand-in `vllm serve` replicas, one GPU each, on two ports; the
+    command's requests are spread over both."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    root = Path(__file__).resolve().parents[2]
+    vllm = bin_dir / "vllm"
+    vllm.write_text(textwrap.dedent(f"""\
+        #!{sys.executable}
+        import os, signal, sys, time
+        sys.path.insert(0, {str(root)!r})
+        from tests.teachers.fake_server import FakeOpenAI
+        args = sys.argv[1:]
+        port = int(args[args.index("--port") + 1])
+        with open({str(tmp_path / "vllm.args")!r}, "a") as f:
+            f.write(os.environ.get("CUDA_VISIBLE_DEVICES", "") + " " + " ".join(args) + "\\n")
+        server = FakeOpenAI(port=port, models=(args[1],)).__enter__()
+        def stop(*_):
+            open({str(tmp_path)!r} + f"/calls.{{port}}", "w").write(str(server.total_calls))
+            sys.exit(0)
+        signal.signal(signal.SIGTERM, stop)
+        while True:
+            time.sleep(0.1)
+        """))
+    datagen = bin_dir / "datagen"
+    datagen.write_text(f"#!/bin/sh\nexec {sys.executable} -m datagen.cli.app \"$@\"\n")
+    for f in (vllm, datagen):
+        f.chmod(f.stat().st_mode | stat.S_IXUSR)
+    src = write_jsonl(tmp_path / "in.jsonl", [{"id": f"p{i}", "messages": [{"role": "user", "content": f"q{i}"}]}
+                                              for i in range(16)])
+    res = cli("job", "slurm", "--gpus", "2", "--tp", "1", "--set", f"teacher.model={MODEL}", "--",
+              "datagen", "teacher", "run", str(src), "--out", str(tmp_path / "out.jsonl"),
+              "--set", f"teacher.cache_dir={tmp_path / 'cache'}")
+    assert res.exit_code == 0, res.output
+    port = _free_port()
+    env = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}", "DATAGEN_HEALTH_POLL": "0.2",
+           "DATAGEN_VLLM_PORT": str(port), "PYTHONPATH": os.pathsep.join(sys.path)}
+    proc = subprocess.run(["bash", "-c", res.output], cwd=tmp_path, env=env, text=True, capture_output=True,
+                          timeout=120)
+    assert proc.returncode == 0, proc.stderr + proc.stdout
+    assert len(read_jsonl(tmp_path / "out.jsonl")) == 16
+    launched = sorted((tmp_path / "vllm.args").read_text().splitlines())
+    assert [line.split()[0] for line in launched] == ["0", "1"]
+    assert all("--tensor-parallel-size 1" in line for line in launched)
+    calls = {p: int((tmp_path / f"calls.{p}").read_text()) for p in (port, port + 1)}
+    assert sum(calls.values()) >= 16 and all(n > 0 for n in calls.values()), calls
+    assert cli("job", "slurm", "--gpus", "4", "--tp", "3", "--", "true").exit_code != 0

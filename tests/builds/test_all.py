@@ -1,0 +1,78 @@
+"""``datagen build all`` (three stages, one folder each), ``datagen runs`` and the lineage
+SQL of the README, on one real build (``all_built``, tests/builds/allkit.py)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from datagen.config.all import route_overrides
+from tests.builds.allkit import invoke
+from tests.test_cli import cli
+
+pytestmark = pytest.mark.slow
+README = Path(__file__).resolve().parents[2] / "README.md"
+
+
+def lineage_sql() -> str:
+    text = README.read_text()
+    return re.search(r"<!-- lineage-sql[^\n]*\n```sql\n(.*?)```", text, re.S).group(1)
+
+
+def test_each_stage_has_its_folder_and_manifest_and_one_summary(all_built):
+    for stage in ("cpt-corpus", "tasks", "rl-pool"):
+        assert (all_built.stage(stage) / "manifest.duckdb").is_file(), stage
+    assert (all_built.stage("tasks") / "tasks.jsonl").is_file()
+    assert list((all_built.stage("rl-pool") / "data").glob("*.parquet"))
+    summary = all_built.stdout[all_built.stdout.index("all →"):]
+    for stage in ("cpt-corpus", "tasks", "rl-pool"):
+        assert re.search(rf"{stage}\s+│\s+built", summary), summary
+    assert "instructions pooled" in summary and "datagen runs out/all" in summary
+
+
+def test_a_second_run_does_nothing_and_reports_the_same_counts(all_built):
+    again = invoke(all_built.root, all_built.args)  # the policy server is gone: nothing may call it
+    table = again[again.index("all →"):]
+    assert table.count("already built") == 3
+    first = all_built.stdout[all_built.stdout.index("all →"):]
+    assert [line.split("│")[4] for line in table.splitlines() if "│" in line] == \
+           [line.split("│")[4] for line in first.splitlines() if "│" in line]  # the counts column
+
+
+def test_runs_lists_every_stage(all_built):
+    proc = cli("runs", str(all_built.out), "-f", "json")
+    assert proc.returncode == 0, proc.stderr
+    rows = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert [r["stage"] for r in rows] == ["cpt-corpus", "tasks", "rl-pool"]
+    assert [r["command"] for r in rows] == ["build cpt-corpus", "build tasks", "build rl-pool"]
+    assert all(r["status"] == "finished" and r["seconds"] >= 0 and len(r["recipe_hash"]) == 16 for r in rows)
+    one = cli("runs", str(all_built.stage("tasks")))
+    assert one.returncode == 0 and "build tasks" in one.stdout and "build rl-pool" not in one.stdout
+    missing = cli("runs", str(all_built.root / "nowhere"))
+    assert missing.returncode == 2 and "no manifest" in missing.stderr and "Traceback" not in missing.stderr
+
+
+def test_the_readme_lineage_sql_follows_every_instruction_to_its_source_file(all_built, monkeypatch):
+    monkeypatch.chdir(all_built.root)
+    con = duckdb.connect()
+    cur = con.execute(lineage_sql())
+    cols = [d[0] for d in cur.description]
+    rows = [dict(zip(cols, r)) for r in cur.fetchall()]
+    pooled = {r for (r,) in duckdb.connect(str(all_built.stage("rl-pool") / "manifest.duckdb"), read_only=True)
+              .execute("SELECT instruction_id FROM pool").fetchall()}
+    assert pooled and {r["instruction_id"] for r in rows} == pooled
+    for r in rows:
+        assert r["repo"] == "minilib" and r["path"] in ("minilib/core.py", "minilib/shapes.py")
+        assert r["decision"] == "kept" and r["shard"].startswith("data/")
+        assert r["entity"].startswith(r["path"] + "::") and 0 < r["pass_rate"] < 1
+
+
+def test_stage_overrides_are_routed():
+    own, stages = route_overrides(["tasks.synth.scale=3", "tasks.enabled=false", "workers=2",
+                                   "rl_pool.difficulty.k=8", "cpt_corpus.inputs=[a]"])
+    assert own == ["tasks.enabled=false", "workers=2", "cpt_corpus.inputs=[a]"]
+    assert stages == {"cpt_corpus": [], "tasks": ["synth.scale=3"], "rl_pool": ["difficulty.k=8"]}
