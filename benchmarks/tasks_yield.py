@@ -6,8 +6,9 @@ subprocess; its CPU time is measured in core-seconds: the build's process tree i
 cpuacct cgroup when the host lets us make one (it also counts the sandboxed test runs,
 whose processes bubblewrap reaps out of our sight), else ``getrusage(RUSAGE_CHILDREN)``.
 Then every emitted task is replayed with plain tools: ``git clone`` of ``repos/``,
-``git checkout base_commit``, the whole suite under plain pytest (FAIL_TO_PASS must not
-pass), ``git apply`` of ``patch``, the suite again (FAIL_TO_PASS and PASS_TO_PASS pass).
+``git checkout base_commit``, the whole suite under plain pytest (``node --test`` for
+node tasks; FAIL_TO_PASS must not pass), ``git apply`` of ``patch``, the suite again
+(FAIL_TO_PASS and PASS_TO_PASS pass).
 
 Run by hand (inputs: folders or git repos; sample_data/<name> for the bundled ones):
 
@@ -26,6 +27,7 @@ import sys
 import sysconfig
 import tempfile
 import time
+import xml.etree.ElementTree as ET
 from concurrent.futures import ThreadPoolExecutor
 from functools import partial
 from pathlib import Path
@@ -119,21 +121,47 @@ def _suite(clone: Path, plugin_dir: Path, report: Path) -> dict[str, bool]:
     return json.loads(report.read_text()) if report.exists() else {}
 
 
+def _node_suite(clone: Path, report: Path) -> dict[str, bool]:
+    """``node --test`` with its junit reporter: "suite > test" -> passed (as datagen names them)."""
+    report.unlink(missing_ok=True)
+    subprocess.run(["node", "--test", "--test-reporter=junit", f"--test-reporter-destination={report}"],
+                   cwd=clone, capture_output=True, timeout=900)
+    if not report.exists():
+        return {}
+    results: dict[str, bool] = {}
+
+    def walk(node: ET.Element, prefix: list[str]) -> None:
+        for child in node:
+            if child.tag == "testsuite":
+                walk(child, [*prefix, child.get("name", "")])
+            elif child.tag == "testcase":
+                name = " > ".join([*prefix, child.get("name", "")])
+                bad = any(c.tag in ("failure", "error", "skipped") for c in child)
+                results[name] = results.get(name, True) and not bad
+
+    walk(ET.fromstring(report.read_text(encoding="utf-8", errors="replace")), [])
+    return results
+
+
 def replay(out: Path, task: dict, scratch: Path, plugin_dir: Path) -> str | None:
     """None when the task replays with plain git + pytest, else why not."""
     clone = scratch / task["instance_id"]
     git = ["git", "-c", "advice.detachedHead=false"]
     subprocess.run([*git, "clone", "-q", str(out / task["repo_path"]), str(clone)], check=True, capture_output=True)
     subprocess.run([*git, "checkout", "-q", task["base_commit"]], cwd=clone, check=True, capture_output=True)
-    report = scratch / f"{task['instance_id']}.json"
+    report = scratch / f"{task['instance_id']}.report"
+
+    def suite() -> dict[str, bool]:
+        return _node_suite(clone, report) if task["runner"] == "node" else _suite(clone, plugin_dir, report)
+
     try:
-        before = _suite(clone, plugin_dir, report)
+        before = suite()
         if any(before.get(t) for t in task["FAIL_TO_PASS"]):
             return "f2p_passes_before"
         apply = subprocess.run(["git", "apply", "-"], cwd=clone, input=task["patch"].encode(), capture_output=True)
         if apply.returncode != 0:
             return "patch_does_not_apply"
-        after = _suite(clone, plugin_dir, report)
+        after = suite()
         if not all(after.get(t) for t in task["FAIL_TO_PASS"]):
             return "f2p_fails_after"
         if not all(after.get(t) for t in task["PASS_TO_PASS"]):

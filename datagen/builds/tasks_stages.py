@@ -20,7 +20,7 @@ from datagen.records.tasks import CandidateRow, RepoBaselineRow
 from datagen.sandbox.base import Sandbox
 from datagen.sandbox.env import EnvManager
 from datagen.synth.baseline import Baseline, SuiteRunner, measure_baseline
-from datagen.synth.candidates import Candidate, covered_entities, propose
+from datagen.synth.candidates import Candidate, change_id, covered_entities, propose
 from datagen.synth.check import Verdict, check_changes
 from datagen.synth.emit import Emitted, commit_task, instance_id
 from datagen.synth.gitrepo import TaskRepo
@@ -239,9 +239,10 @@ def emit_tasks(cfg: TasksRecipe, states: list[RepoState], candidates: list[Candi
     kept_lines: dict[str, list[set[str]]] = {}
     for c in order:
         v = verdicts[c.candidate_id]
-        if c.candidate_id in seen:
-            fate.append((c, {"status": "dropped", "reason": "duplicate_patch", "stage": "generated",
-                             "sandbox_s": 0.0, "fail_to_pass": 0, "pass_to_pass": 0}))
+        if c.candidate_id in seen:  # its own row id: the change's id is the first proposer's
+            dup = change_id(c.repo, {f"#duplicate:{c.strategy}:{c.entity}:{c.seed}": c.candidate_id})
+            fate.append((c, {"candidate_id": dup, "status": "dropped", "reason": "duplicate_patch",
+                             "stage": "generated", "sandbox_s": 0.0, "fail_to_pass": 0, "pass_to_pass": 0}))
             continue
         seen.add(c.candidate_id)
         if not v.kept:

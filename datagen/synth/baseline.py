@@ -10,6 +10,7 @@ its change.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import shutil
 import statistics
@@ -81,15 +82,24 @@ class SuiteRunner:
             target.write_text(text, encoding="utf-8")
         return work
 
-    def run(self, changes: dict[str, str] | None = None, tests: list[str] | None = None) -> TestRun:
-        """One run of ``tests`` (or the whole suite) on a fresh copy with ``changes``."""
+    def run(self, changes: dict[str, str] | None = None, tests: list[str] | None = None,
+            fixed_hash: bool = False) -> TestRun:
+        """One run of ``tests`` (or the whole suite) on a fresh copy with ``changes``;
+        ``fixed_hash``: with ``PYTHONHASHSEED=0``, so set orders in its output repeat."""
         work = self.copy(changes)
+        env = self.env
+        if fixed_hash and env is not None:
+            env = dataclasses.replace(env, env={**env.env, "PYTHONHASHSEED": "0"})
         try:
             files = tests if tests and self.runner == "pytest" else []
-            return run_tests(self.runner, self.sandbox, work, self.limits, files, env=self.env,
-                             ro_paths=self.ro_paths)
+            result = run_tests(self.runner, self.sandbox, work, self.limits, files, env=env,
+                               ro_paths=self.ro_paths)
         finally:
             shutil.rmtree(work, ignore_errors=True)
+        # the copy's folder has a random name: outputs that show it would differ between builds
+        out = {k: getattr(result.run, k).replace(str(work), ".") for k in ("stdout", "stderr")}
+        result.run = result.run.model_copy(update=out)
+        return result
 
     def coverage(self) -> dict[str, dict[int, list[str]]]:
         """path -> line -> node ids of the tests that executed it (pytest only)."""

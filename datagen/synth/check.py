@@ -8,10 +8,14 @@
    between runs is in neither;
 3. keep when FAIL_TO_PASS >= 1 and PASS_TO_PASS >= 1 (the clean source passes every
    stable test, as the baseline showed, so reverting the change restores them all).
+
+The failure output kept for the problem statement is the first run's (hash seed fixed,
+run times removed), so the same candidate always gets the same statement prompt.
 """
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass, field
 
@@ -19,6 +23,9 @@ from datagen.sandbox.runners import TestRun
 from datagen.synth.baseline import Baseline, SuiteRunner
 
 FAILED = ("fail", "error")
+_PYTEST_TIME = re.compile(r"^(=* ?\d+ (?:passed|failed|errors?|skipped|xfailed|xpassed|deselected|warnings?)\b.*?)"
+                          r" in \d+(?:\.\d+)?s(?: \(\d+:\d\d:\d\d\))?", re.M)
+_NODE_MS = re.compile(r"duration_ms[: ]+\d+(?:\.\d+)?")
 
 
 @dataclass
@@ -32,6 +39,12 @@ class Verdict:
     pass_to_pass: list[str] = field(default_factory=list)
     sandbox_s: float = 0.0
     failure_output: str = ""  # the failing tests' output, for the problem statement
+
+
+def stable_output(text: str) -> str:
+    """Test output without run times, so the same failure always reads the same (statement
+    prompts are cached by content, and templates quote the output)."""
+    return _NODE_MS.sub("duration_ms 0", _PYTEST_TIME.sub(r"\1 in 0.00s", text))
 
 
 def selected_tests(tests: list[str]) -> list[str]:
@@ -60,7 +73,9 @@ def check_changes(suite: SuiteRunner, base: Baseline, changes: dict[str, str],
         return Verdict(kept, reason, stage, sandbox_s=round(time.monotonic() - start, 3), **kw)
 
     chosen = selected_tests(covering)
-    first = suite.run(changes, chosen or None)
+    # a fixed hash seed here: its output is what statements quote, and pytest prints set
+    # differences in hash order (the whole-suite runs keep a random seed, to catch flakes)
+    first = suite.run(changes, chosen or None, fixed_hash=True)
     if problem := _run_problem(first):
         return done(False, problem, "applied")
     asked = [t for t in stable if not chosen or t.split("[", 1)[0] in chosen]
@@ -80,5 +95,5 @@ def check_changes(suite: SuiteRunner, base: Baseline, changes: dict[str, str],
         return done(False, "only_flaky_breaks" if flipped else "no_test_breaks", "broke_tests")
     if not p2p:
         return done(False, "breaks_every_test", "broke_tests", fail_to_pass=f2p)
-    output = runs[0].run.stdout + runs[0].run.stderr
+    output = stable_output(first.run.stdout + first.run.stderr)
     return done(True, None, "valid", fail_to_pass=f2p, pass_to_pass=p2p, failure_output=output)

@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 from datagen.cli.app import app
 from datagen.records.tasks import TaskRecord
 from datagen.synth.statements import MIN_QUOTED_LINE, added_lines
-from tests.synth.buildkit import SITE, read_tasks, run_build, sql, start_build
+from tests.synth.buildkit import SITE, make_minilib, read_tasks, run_build, sql, start_build
 
 pytestmark = pytest.mark.slow
 
@@ -170,3 +170,31 @@ def test_resume_after_sigkill(built, minilib, synth_cache, tmp_path):
     for cid, verdict in stored.items():
         assert seconds[cid] == verdict["sandbox_s"], cid
     assert sql(out, "SELECT status FROM runs") == [("finished",)]
+
+
+GREET = '''def greet(name, shout=False):
+    text = "hello " + name
+    return text.upper() if shout else text
+'''
+TEST_GREET = '''from minilib.text import greet
+
+
+def test_greet():
+    assert greet("ann") == "hello ann"
+    assert greet("ann", shout=True) == "HELLO ANN"
+'''
+
+
+def test_same_change_from_two_strategies(tmp_path, synth_cache):
+    """py_constant_change and py_default_arg both flip ``shout=False``: one task, and the
+    second proposer gets its own candidates row (the build once died on the primary key)."""
+    repo = make_minilib(tmp_path / "greet", {"minilib/text.py": GREET, "tests/test_text.py": TEST_GREET})
+    out = tmp_path / "out"
+    proc = run_build([repo], out, synth_cache, "synth.families=[procedural]", "synth.seeds_per_pair=4",
+                     "synth.strategies=[py_constant_change_v1,py_default_arg_v1]")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    rows = sql(out, "SELECT candidate_id, status, reason FROM candidates WHERE entity = 'minilib/text.py::greet'")
+    assert len(rows) == 8 and len({r[0] for r in rows}) == 8  # 2 strategies x 4 seeds, each with its row
+    assert sorted(r[1:] for r in rows) == [("dropped", "duplicate_patch")] * 6 + [("kept", None)] * 2
+    patches = [t["patch"] for t in read_tasks(out)]
+    assert len(patches) == len(set(patches))

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from datagen.synth.baseline import Baseline, parse_coverage_json
+from datagen.synth.check import stable_output
 from datagen.synth.statements import RepoTokens, first_error, leak, template_statement
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -84,3 +85,9 @@ def test_parse_coverage_json_without_a_report(tmp_path):
     assert parse_coverage_json(tmp_path / "missing.json") == {}
     (tmp_path / "bad.json").write_text("{not json")
     assert parse_coverage_json(tmp_path / "bad.json") == {}
+
+
+def test_failure_output_without_run_times():
+    out = "F.\n1 failed, 7 passed in 0.10s\n== 2 failed, 1 error in 12.34s (0:00:12) ==\n# duration_ms 12.5\n"
+    assert stable_output(out) == "F.\n1 failed, 7 passed in 0.00s\n== 2 failed, 1 error in 0.00s ==\n# duration_ms 0\n"
+    assert stable_output("E   assert slept in 5s\n") == "E   assert slept in 5s\n"  # the test's own words stay
