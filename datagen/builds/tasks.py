@@ -90,9 +90,7 @@ def _build(cfg: TasksRecipe, out: Path, run: BuildRun, sandbox, repos, listed, c
     teacher = None
     notes = []
     if cfg.has_teacher:
-        from datagen.teachers import make_teacher
-
-        teacher = make_teacher(cfg.teacher, run_id=run.run_id)
+        teacher = run.accounted_teacher(cfg.teacher)  # calls land in teacher_calls with the run's row
     elif any(f in cfg.synth.families for f in ("lm_rewrite", "evolve")):
         notes.append("lm_rewrite and evolve skipped: no teacher (set teacher.base_url)")
     states: list[RepoState] = [prepare_repo(cfg, r, listed[r.name], out, run.work, sandbox, console)
@@ -103,8 +101,7 @@ def _build(cfg: TasksRecipe, out: Path, run: BuildRun, sandbox, repos, listed, c
     extra = grow(cfg, ready, proposed, verdicts, teacher, console)
     verdicts.update(validate_all(cfg, ready, extra, run.work, console))
     emitted, rows = emit_tasks(cfg, ready, proposed + extra, verdicts, teacher, run.run_id, console)
-    calls = teacher.take_calls() if teacher is not None else []
-    write_outputs(cfg, out, run.run_id, states, rows, emitted, calls)
+    write_outputs(cfg, out, run.run_id, states, rows, emitted)
     return TasksResult(out, run.run_id, skipped=False, repos=[s.row for s in states], candidates=rows,
                        tasks=[e.record for e in emitted], notes=notes)
 

@@ -16,7 +16,7 @@ import yaml
 from datagen.builds.card import size_category
 from datagen.config.tasks import TasksRecipe
 from datagen.manifest import Manifest
-from datagen.records import ShardRow, TeacherCall
+from datagen.records import ShardRow
 from datagen.records.tasks import CandidateRow, RepoBaselineRow, TaskRecord, TaskRow
 from datagen.synth.emit import Emitted
 
@@ -25,7 +25,7 @@ REFERENCES = {"SWE-bench": "7-10 changed lines (median)", "CursorBench": "181 ch
 
 
 def write_outputs(cfg: TasksRecipe, out: Path, run_id: str, states, rows: list[CandidateRow],
-                  emitted: list[Emitted], calls: list[TeacherCall]) -> None:
+                  emitted: list[Emitted]) -> None:
     records = sorted((e.record for e in emitted), key=lambda r: r.instance_id)
     _write_jsonl(out / "tasks.jsonl", records)
     shard = _write_parquet(out / "data" / "train-00000-of-00001.parquet", records)
@@ -48,8 +48,6 @@ def write_outputs(cfg: TasksRecipe, out: Path, run_id: str, states, rows: list[C
         m.insert(CandidateRow, rows)
         m.insert(TaskRow, task_rows)
         m.insert(ShardRow, [shard.model_copy(update={"run_id": run_id})])
-        if calls:
-            m.insert(TeacherCall, calls)
         m.execute("COMMIT")
 
 

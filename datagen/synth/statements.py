@@ -13,20 +13,20 @@ import re
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 
 import jinja2
 
-from datagen.resources import data_dir
-
 TOKEN = re.compile(r"[A-Za-z_][A-Za-z0-9_]{2,}|\d+(?:\.\d+)?|\"[^\"\n]{2,}\"|'[^'\n]{2,}'")
 MIN_QUOTED_LINE = 12  # shorter added lines ("return x", "else:") are too common to count
-_ENV = jinja2.Environment(loader=jinja2.FileSystemLoader(str(data_dir("pipelines") / "prompts")),
+PROMPTS = Path(__file__).parent / "prompts"  # one Jinja file per prompt, as in pool/ and score/
+_ENV = jinja2.Environment(loader=jinja2.FileSystemLoader(str(PROMPTS)),
                           keep_trailing_newline=True, undefined=jinja2.StrictUndefined, autoescape=False)
 
 
 def render(name: str, **values: object) -> str:
-    """Render ``pipelines/prompts/<name>.j2`` (prompts are data, edited without code)."""
-    return _ENV.get_template(f"{name}.j2").render(**values)
+    """Render ``datagen/synth/prompts/<name>.jinja`` (prompts are data, edited without code)."""
+    return _ENV.get_template(f"{name}.jinja").render(**values)
 
 
 def tokens(text: str) -> set[str]:
