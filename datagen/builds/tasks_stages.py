@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from itertools import islice
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -76,6 +77,7 @@ def prepare_repo(cfg: TasksRecipe, repo: Repo, files: list[ListedFile], out: Pat
     state.row.runner = runner
     if runner is None:
         return _skip(state, "no_test_runner")
+    shutil.rmtree(out / "repos" / f"{repo.name}.git", ignore_errors=True)  # no branches of older builds
     state.git = TaskRepo(out / "repos" / f"{repo.name}.git")
     state.clean = state.row.clean_commit = state.git.commit_folder(state.src, f"{repo.name}: clean source")
     try:
@@ -112,12 +114,12 @@ def _snapshot(repo: Repo, snap: list[ListedFile], dest: Path, redact: bool) -> P
         for f in snap:
             path = dest / f.path
             try:
-                text = path.read_text(encoding="utf-8")
+                text = path.read_text(encoding="utf-8", newline="")  # keep CRLF as it is
             except (UnicodeDecodeError, OSError):
                 continue
             clean, found = pack.redact(text)
             if found:
-                path.write_text(clean, encoding="utf-8")
+                path.write_text(clean, encoding="utf-8", newline="")
     done.touch()
     return dest
 
@@ -126,7 +128,7 @@ def _texts(src: Path, paths: list[str]) -> dict[str, str]:
     texts = {}
     for p in paths:
         try:
-            texts[p] = (src / p).read_text(encoding="utf-8")
+            texts[p] = (src / p).read_text(encoding="utf-8", newline="")  # CRLF kept: patches stay minimal
         except (UnicodeDecodeError, OSError):
             continue
     return texts
@@ -157,9 +159,9 @@ def propose_all(cfg: TasksRecipe, states: list[RepoState], teacher, console: Con
     for s in states:
         targets, total = covered_entities(s.sources, s.texts, s.baseline, cfg.synth.min_entity_lines)
         s.row = s.row.model_copy(update={"entities": total, "covered_entities": len(targets)})
-        mine = list(propose(s.repo.name, targets, s.texts, [f for f in cfg.synth.families if f in PROPOSING],
-                            cfg.synth.strategies, cfg.seed, cfg.synth.seeds_per_pair,
-                            cfg.synth.max_candidates_per_entity))
+        mine = list(islice(propose(s.repo.name, targets, s.texts, [f for f in cfg.synth.families if f in PROPOSING],
+                                   cfg.synth.strategies, cfg.seed, cfg.synth.seeds_per_pair,
+                                   cfg.synth.max_candidates_per_entity), cfg.synth.max_candidates_per_repo))
         if "history" in cfg.synth.families and s.repo.kind != "dir":
             mine += history_candidates(s.repo.name, s.repo.root, s.texts, {p for p, _ in s.sources},
                                        cfg.synth.history_commits)
@@ -167,7 +169,7 @@ def propose_all(cfg: TasksRecipe, states: list[RepoState], teacher, console: Con
             from datagen.synth.teacher_tasks import lm_rewrites
 
             mine += lm_rewrites(cfg, s.repo.name, targets, s.texts, teacher)
-        out += mine[: cfg.synth.max_candidates_per_repo]
+        out += mine
     for c in out:
         if len(c.changes) > 1:
             c.covering = []  # a change across files: the whole suite checks it
@@ -207,7 +209,7 @@ def validate_all(cfg: TasksRecipe, states: list[RepoState], candidates: list[Can
 def grow(cfg: TasksRecipe, states: list[RepoState], first: list[Candidate], verdicts: dict[str, Verdict],
          teacher, console: Console) -> list[Candidate]:
     """Second-wave candidates made from validated ones: combined bugs, teacher variants."""
-    kept = [c for c in _unique(first) if verdicts[c.candidate_id].kept]
+    kept = [c for c in _unique(sorted(first, key=emit_order)) if verdicts[c.candidate_id].kept]
     ids = {c.candidate_id: instance_id(c) for c in kept}
     extra: list[Candidate] = []
     for s in states:
@@ -223,7 +225,15 @@ def grow(cfg: TasksRecipe, states: list[RepoState], first: list[Candidate], verd
 
 
 def _unique(candidates: list[Candidate]) -> list[Candidate]:
-    return list({c.candidate_id: c for c in candidates}.values())
+    """One candidate per change: the first, as ``emit_tasks`` keeps it (so lineage ids match)."""
+    seen: dict[str, Candidate] = {}
+    for c in candidates:
+        seen.setdefault(c.candidate_id, c)
+    return list(seen.values())
+
+
+def emit_order(c: Candidate) -> tuple:
+    return (c.repo, c.family, c.strategy, c.entity, c.candidate_id)
 
 
 # 5. emit ---------------------------------------------------------------------------------
@@ -232,7 +242,7 @@ def emit_tasks(cfg: TasksRecipe, states: list[RepoState], candidates: list[Candi
                ) -> tuple[list[Emitted], list[CandidateRow]]:
     """Commit every kept candidate, write its statement; a row for every candidate."""
     by_repo = {s.repo.name: s for s in states}
-    order = sorted(candidates, key=lambda c: (c.repo, c.family, c.strategy, c.entity, c.candidate_id))
+    order = sorted(candidates, key=emit_order)
     fate: list[tuple[Candidate, dict]] = []  # each candidate with its row's overrides
     emitted: list[Emitted] = []
     seen: set[str] = set()

@@ -206,8 +206,10 @@ class DifficultyScorer:
                 graded = list(pool.map(lambda j: self.grade(j[0], j[1], j[2]), jobs))
         finally:
             shutil.rmtree(root, ignore_errors=True)
-        rows = [self._row(p.task, run_id, [a for a in graded if a.instance_id == p.task.instance_id],
-                          p.error) for p in prepared]
+        by_task: dict[str, list[AttemptResult]] = {}
+        for a in graded:
+            by_task.setdefault(a.instance_id, []).append(a)
+        rows = [self._row(p.task, run_id, by_task.get(p.task.instance_id, []), p.error) for p in prepared]
         return DifficultyReport(graded, rows, self.policy_id, run_id)
 
     def _prepare(self, task: TaskRecord, base: Path, scratch: Path) -> _Prepared:

@@ -79,7 +79,7 @@ class SuiteRunner:
                 target.unlink(missing_ok=True)
                 continue
             target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(text, encoding="utf-8")
+            target.write_text(text, encoding="utf-8", newline="")
         return work
 
     def run(self, changes: dict[str, str] | None = None, tests: list[str] | None = None,
@@ -138,9 +138,13 @@ def measure_baseline(suite: SuiteRunner, runs: int, with_coverage: bool) -> Base
     results = [suite.run() for _ in range(runs)]
     base = Baseline(runner=suite.runner, suite_s=statistics.median(r.run.duration_s for r in results))
     first = results[0]
-    if first.run.limit_hit == "timeout":
-        base.reason, base.detail = "suite_timeout", f"over {suite.limits.timeout_s:.0f} s"
-        return base
+    for r in results:  # any run stopped by a limit: its missing tests are not flakiness
+        if r.run.limit_hit == "timeout":
+            base.reason, base.detail = "suite_timeout", f"over {suite.limits.timeout_s:.0f} s"
+            return base
+        if r.run.limit_hit:
+            base.reason, base.detail = f"suite_limit_{r.run.limit_hit}", r.run.limit_evidence or ""
+            return base
     if not first.results:
         base.reason = "no_tests"
         base.detail = first.report_error or "the runner reported no tests"

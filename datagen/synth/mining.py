@@ -25,8 +25,11 @@ COMBINE = "combine_files_v1"
 
 
 def _git(root: str, *args: str, input: bytes | None = None) -> subprocess.CompletedProcess:
-    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "GIT_CONFIG_NOSYSTEM": "1"}
-    return subprocess.run(["git", "-C", root, *args], capture_output=True, input=input, env=env)
+    """git on an input repo with no user or system config: same diffs on every machine, and
+    no diff driver or textconv command of the input repo runs on the host."""
+    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull}
+    safe = ["-c", "diff.noprefix=false", "-c", "diff.mnemonicPrefix=false", "-c", "core.quotePath=false"]
+    return subprocess.run(["git", "-C", root, *safe, *args], capture_output=True, input=input, env=env)
 
 
 def _commit_files(root: str, commit: str) -> list[str]:
@@ -42,7 +45,7 @@ def reverse_apply(texts: Mapping[str, str], diff: str) -> dict[str, str | None] 
         for path in paths:
             target = Path(tmp, path)
             target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(texts[path], encoding="utf-8")
+            target.write_text(texts[path], encoding="utf-8", newline="")
         env = {**os.environ, "GIT_CEILING_DIRECTORIES": str(Path(tmp).parent)}
         proc = subprocess.run(["git", "apply", "-R", "--whitespace=nowarn", "-"], cwd=tmp,
                               input=diff.encode(), capture_output=True, env=env)
@@ -51,7 +54,7 @@ def reverse_apply(texts: Mapping[str, str], diff: str) -> dict[str, str | None] 
         out: dict[str, str | None] = {}
         for path in paths:
             target = Path(tmp, path)
-            out[path] = target.read_text(encoding="utf-8") if target.exists() else None
+            out[path] = target.read_text(encoding="utf-8", newline="") if target.exists() else None
         return {p: t for p, t in out.items() if t != texts[p]} or None
 
 
@@ -67,7 +70,8 @@ def history_candidates(repo: str, root: str, texts: Mapping[str, str], source_pa
         source = [f for f in files if f in source_paths]
         if not source or not any(is_test_file(f) for f in files):
             continue
-        diff = _git(root, "diff", "--no-color", "--no-renames", f"{commit}^", commit, "--", *source)
+        diff = _git(root, "diff", "--no-color", "--no-renames", "--no-ext-diff", "--no-textconv",
+                    f"{commit}^", commit, "--", *source)
         changes = reverse_apply(texts, diff.stdout.decode("utf-8", "surrogateescape"))
         if changes:
             found.append(Candidate(repo, HISTORY, "history", f"commit:{commit[:12]}", 0, changes))

@@ -3,29 +3,11 @@ private cache root."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
 
-
-@pytest.fixture(autouse=True)
-def _private_cache_root(tmp_path, monkeypatch):
-    """Teacher and env caches go under the test's tmp_path."""
-    monkeypatch.setenv("DATAGEN_CACHE", str(tmp_path / "datagen-cache"))
-
-
-@pytest.fixture(autouse=True)
-def _torch_one_thread():
-    """A 64-dim model runs much faster on one thread than with threads fighting over 2 cores."""
-    torch = sys.modules.get("torch")
-    if torch is None:
-        yield
-        return
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+from tests.isolation import private_cache_root, torch_one_thread  # noqa: F401 (autouse)
 
 
 @pytest.fixture(scope="session")

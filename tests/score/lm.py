@@ -38,8 +38,9 @@ class Queue:
 """
 
 
-def train_tiny_lm(out: Path, steps: int = 60) -> Path:
-    """Byte-level BPE (300 tokens) + a 2-layer, 64-dim GPT-2 trained on ``CORPUS``."""
+def train_tiny_lm(out: Path, steps: int = 60, corpus: str = CORPUS, stride: int = 3) -> Path:
+    """Byte-level BPE (300 tokens) + a 2-layer, 64-dim GPT-2 trained on ``corpus`` (one
+    64-token block per step, every ``stride``-th block in turn); deterministic."""
     import torch
     import transformers
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
@@ -49,7 +50,7 @@ def train_tiny_lm(out: Path, steps: int = 60) -> Path:
     tok.decoder = decoders.ByteLevel()
     trainer = trainers.BpeTrainer(vocab_size=300, special_tokens=["<|endoftext|>"],
                                   initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
-    tok.train_from_iterator([CORPUS] * 20, trainer)
+    tok.train_from_iterator([corpus] * 20, trainer)
     fast = transformers.PreTrainedTokenizerFast(tokenizer_object=tok, eos_token="<|endoftext|>",
                                                 pad_token="<|endoftext|>")
     fast.save_pretrained(out)
@@ -58,13 +59,13 @@ def train_tiny_lm(out: Path, steps: int = 60) -> Path:
                                   n_head=2, eos_token_id=fast.eos_token_id,
                                   bos_token_id=fast.eos_token_id)
     model = transformers.GPT2LMHeadModel(cfg)
-    ids = torch.tensor(fast((CORPUS + "<|endoftext|>") * 20)["input_ids"])
+    ids = torch.tensor(fast((corpus + "<|endoftext|>") * 20)["input_ids"])
     block = 64
     batches = ids[: (len(ids) // block) * block].view(-1, block)
     opt = torch.optim.AdamW(model.parameters(), lr=3e-3)
     model.train()
     for step in range(steps):
-        batch = batches[(step * 3) % len(batches)].unsqueeze(0)
+        batch = batches[(step * stride) % len(batches)].unsqueeze(0)
         model(batch, labels=batch).loss.backward()
         opt.step()
         opt.zero_grad()
