@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 import shutil
-from itertools import islice
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
+from itertools import islice
 from pathlib import Path
 
 from rich.console import Console
@@ -114,7 +114,7 @@ def _snapshot(repo: Repo, snap: list[ListedFile], dest: Path, redact: bool) -> P
         for f in snap:
             path = dest / f.path
             try:
-                text = path.read_text(encoding="utf-8", newline="")  # keep CRLF as it is
+                text = path.read_bytes().decode("utf-8")  # keep CRLF as it is
             except (UnicodeDecodeError, OSError):
                 continue
             clean, found = pack.redact(text)
@@ -128,7 +128,7 @@ def _texts(src: Path, paths: list[str]) -> dict[str, str]:
     texts = {}
     for p in paths:
         try:
-            texts[p] = (src / p).read_text(encoding="utf-8", newline="")  # CRLF kept: patches stay minimal
+            texts[p] = (src / p).read_bytes().decode("utf-8")  # CRLF kept: patches stay minimal
         except (UnicodeDecodeError, OSError):
             continue
     return texts

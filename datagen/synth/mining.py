@@ -54,7 +54,7 @@ def reverse_apply(texts: Mapping[str, str], diff: str) -> dict[str, str | None] 
         out: dict[str, str | None] = {}
         for path in paths:
             target = Path(tmp, path)
-            out[path] = target.read_text(encoding="utf-8", newline="") if target.exists() else None
+            out[path] = target.read_bytes().decode("utf-8") if target.exists() else None
         return {p: t for p, t in out.items() if t != texts[p]} or None
 
 
