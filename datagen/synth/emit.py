@@ -18,8 +18,9 @@ _UNSAFE_REF = re.compile(r"[^A-Za-z0-9._-]+")
 
 
 def instance_id(c: Candidate) -> str:
-    """``<repo>.<strategy>.<hash8>`` (the strategy's versioned name, as SWE-smith's ids)."""
-    return f"{_UNSAFE_REF.sub('_', c.repo)}.{c.strategy}.{c.candidate_id[:8]}"
+    """``<repo>.<strategy>.<hash12>`` (the strategy's versioned name, as SWE-smith's ids; 48
+    bits of the change hash keep ids of one repo and strategy apart at millions of tasks)."""
+    return f"{_UNSAFE_REF.sub('_', c.repo)}.{c.strategy}.{c.candidate_id[:12]}"
 
 
 def patch_size(patch: str) -> tuple[int, int]:
