@@ -7,22 +7,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-IN_DISTRIBUTION = """def add(a, b):
-    return a + b
+from tests.teachers.helpers import CORPUS as TEACHER_CORPUS
 
-def sub(a, b):
-    return a - b
-
-class Stack:
-    def __init__(self):
-        self.items = []
-
-    def push(self, x):
-        self.items.append(x)
-
-    def pop(self):
-        return self.items.pop()
-"""
+# The teacher tests' corpus: text the tiny model is trained on (in distribution).
+IN_DISTRIBUTION = TEACHER_CORPUS
 
 # More lines of the same kind, so the model sees a little variety.
 CORPUS = IN_DISTRIBUTION + """
