@@ -12,6 +12,7 @@ from pathlib import Path
 from rich.console import Console
 
 from datagen.builds.progress import progress_bar
+from datagen.config.sandbox import SandboxLimits
 from datagen.config.tasks import TasksRecipe
 from datagen.crawl.rules import CrawlRules
 from datagen.crawl.sources import ListedFile, Repo
@@ -54,7 +55,8 @@ class RepoState:
         return self._tokens
 
 
-def test_limits(cfg: TasksRecipe):
+def run_limits(cfg: TasksRecipe) -> SandboxLimits:
+    """The sandbox limits of one test run (the recipe's, with the validation timeout)."""
     return cfg.sandbox.limits.model_copy(update={"timeout_s": cfg.validation.test_timeout_s})
 
 
@@ -87,7 +89,7 @@ def prepare_repo(cfg: TasksRecipe, repo: Repo, files: list[ListedFile], out: Pat
     ro = tuple(Path(p) for p in cfg.sandbox.ro_paths)
     scratch = work / "scratch"
     scratch.mkdir(parents=True, exist_ok=True)
-    state.suite = SuiteRunner(runner, state.src, sandbox, test_limits(cfg), env, scratch, ro)
+    state.suite = SuiteRunner(runner, state.src, sandbox, run_limits(cfg), env, scratch, ro)
     state.baseline = _baseline(cfg, state.suite, work / "baselines" / f"{repo.name}.json", console, repo.name)
     b = state.baseline
     state.row = state.row.model_copy(update={

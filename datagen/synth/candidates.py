@@ -30,7 +30,6 @@ class Candidate:
     covering: list[str] = field(default_factory=list)  # stable tests that reach the change
     parent_ids: list[str] = field(default_factory=list)
     teacher_tokens: int = 0
-    patch_hint: str = ""  # set by strategies that start from a diff (history)
     drop: str | None = None  # why it was dropped before validation (a teacher answer that failed a check)
 
     @property
