@@ -8,14 +8,7 @@ import yaml
 
 from datagen.config.cpt import CptCorpusRecipe
 from datagen.records import PackOutputRow, ShardRow
-
-
-def size_category(n: int) -> str:
-    for limit, name in ((1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K"),
-                        (1_000_000, "100K<n<1M"), (10_000_000, "1M<n<10M")):
-        if n < limit:
-            return name
-    return "n>10M"
+from datagen.records.hub import size_category
 
 
 def _token_configs(cfg: CptCorpusRecipe, packed: list[PackOutputRow]) -> list[dict]:

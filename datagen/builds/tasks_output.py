@@ -13,10 +13,10 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import yaml
 
-from datagen.builds.card import size_category
 from datagen.config.tasks import TasksRecipe
 from datagen.manifest import Manifest
 from datagen.records import ShardRow
+from datagen.records.hub import size_category
 from datagen.records.tasks import CandidateRow, RepoBaselineRow, TaskRecord, TaskRow
 from datagen.synth.emit import Emitted
 

@@ -13,19 +13,11 @@ from typing import TYPE_CHECKING
 import yaml
 
 from datagen.records import ShardRow
+from datagen.records.hub import size_category
 from datagen.records.pool import PoolDropRow, PoolRow
 
 if TYPE_CHECKING:
     from datagen.pool.exports import CardInfo
-
-_SIZES = ((1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K"), (1_000_000, "100K<n<1M"),
-          (10_000_000, "1M<n<10M"))
-
-
-def size_category(n: int) -> str:
-    """The Hub's ``size_categories`` bucket of ``n`` rows."""
-    return next((name for limit, name in _SIZES if n < limit), "n>10M")
-
 
 def header(info: CardInfo, splits: list[str], n_rows: int) -> dict:
     def files(pattern: str) -> list[dict]:
