@@ -9,8 +9,11 @@ answer, or an equally valid one) simply leave the last. Keys are spread over 256
 sub-folders so no folder grows huge. An unreadable entry (a crash mid-write on a
 filesystem that lost the rename) counts as a miss and is overwritten.
 
-Only answers are cached (``ok`` and ``truncated``); errors and schema failures are not,
-so a re-run asks again.
+Every answer the model gave is cached: ``ok``, ``truncated`` and ``invalid`` (the answer
+still broke the schema after the bounded re-asks; asking again with the same request and
+seed would pay for the same answer, and a rebuild must not differ from the first build).
+Transport errors (``error``: timeouts, HTTP 5xx after the retries) are not, so a re-run
+asks again.
 """
 
 from __future__ import annotations
@@ -22,9 +25,9 @@ from pathlib import Path
 
 from datagen.teachers.types import TeacherResult
 
-CACHEABLE = ("ok", "truncated")
+CACHEABLE = ("ok", "truncated", "invalid")
 _FIELDS = (
-    "key", "status", "texts", "finish_reasons", "parsed", "token_logprobs", "tokens",
+    "key", "status", "error", "texts", "finish_reasons", "parsed", "token_logprobs", "tokens",
     "usage", "latency_s", "attempts", "request_id", "created",
 )
 

@@ -92,7 +92,8 @@ def test_unreadable_entry_is_a_miss(tmp_path):
     cache.path(key).write_text('{"key": "ab00", "stat')
     assert cache.get(key) is None
     assert not cache.put(TeacherResult(key=key, status="error", error="boom"))
-    assert not cache.put(TeacherResult(key=key, status="invalid", error="bad"))
+    assert cache.put(TeacherResult(key=key, status="invalid", error="bad", texts=["{"]))
+    assert cache.get(key).error == "bad"
 
 
 def _writer(root: str, worker: int, n: int) -> None:

@@ -106,13 +106,18 @@ def test_invalid_answer_is_reasked_with_the_error(server, tmp_path):
         assert row.attempts == 2 and row.completion_tokens == 4
 
 
-def test_reasks_are_bounded_and_failure_not_cached(server, tmp_path):
+def test_reasks_are_bounded_and_the_invalid_answer_is_cached(server, tmp_path):
     schema = {"type": "object", "required": ["a"]}
     with server(script={"q": "not json at all"}) as s:
         teacher, [res] = run(s.base_url, tmp_path, [ask("q", json_schema=schema)], max_reasks=2)
         assert res.status == "invalid" and "not JSON" in res.error
         assert res.attempts == 3 == s.total_calls
-        assert teacher.cache.get(res.key) is None
+        # a rebuild gets the same verdict without paying for the same three answers again
+        s.reset_counts()
+        _, [again] = run(s.base_url, tmp_path, [ask("q", json_schema=schema)], max_reasks=2)
+        assert s.total_calls == 0
+        assert again.cached and again.status == "invalid" and again.error == res.error
+        assert again.texts == res.texts
 
 
 def test_auto_falls_back_when_server_refuses_response_format(server, tmp_path):
