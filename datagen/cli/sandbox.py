@@ -25,7 +25,8 @@ def check(
     builds) would run in bwrap or be refused here, what the back end claims to enforce,
     and prove it with probes
     (network, hidden files, writes outside, fork bomb, memory, timeout, CPU, file size,
-    kill the parent, fill /tmp); a probe the back end cannot run prints `skipped`.
+    kill the parent, fill /tmp, fill the working copy past disk_mb); a probe the back end
+    cannot run prints `skipped`.
 
     Exits 1 when a probe was not contained.
 

@@ -23,6 +23,12 @@ class SandboxLimits(StrictModel):
     processes: int = Field(256, gt=0, description="processes and threads at once")
     file_size_mb: int = Field(1024, gt=0, description="largest file a process may write")
     tmp_size_mb: int = Field(512, gt=0, description="size of the private /tmp (tmpfs)")
+    disk_mb: int = Field(
+        2048, gt=0,
+        description="what a run may write into its working copy (new and changed files); "
+        "bwrap as root holds the writes in a tmpfs of this size, so they count against "
+        "memory_mb too",
+    )
     output_bytes: int = Field(1_000_000, gt=0, description="stdout/stderr kept, per stream")
     network: bool = Field(False, description="only environment setup turns this on")
     max_files: int = Field(

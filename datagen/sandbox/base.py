@@ -107,9 +107,11 @@ _STDERR_MARKERS: list[tuple[LimitName, tuple[str, ...]]] = [
 
 
 def detect_limit(
-    exit_code: int, timed_out: bool, stderr: str, cgroup: RunCgroup | None
+    exit_code: int, timed_out: bool, stderr: str, cgroup: RunCgroup | None,
+    disk_full: str | None = None,
 ) -> tuple[LimitName | None, str | None]:
-    """Which limit stopped a run, and the evidence. Kernel counters beat signals beat text."""
+    """Which limit stopped a run, and the evidence. Kernel counters beat signals beat text.
+    ``disk_full``: evidence that the run's capped working copy has no free block left."""
     if timed_out:
         return "timeout", "wall-clock timer"
     if cgroup is not None and cgroup.oom_kills():
@@ -120,6 +122,8 @@ def detect_limit(
         return "cpu", "SIGXCPU"
     if exit_code == 128 + signal.SIGXFSZ:
         return "file_size", "SIGXFSZ"
+    if disk_full is not None:
+        return "disk", disk_full
     # Any exit status: a child may hit a limit while the main process still exits 0.
     for name, markers in _STDERR_MARKERS:
         for marker in markers:
@@ -138,8 +142,10 @@ def execute(
     use_cgroup: bool,
     extra_preexec: Callable[[], None] | None = None,
     pass_fds: Sequence[int] = (),
+    disk_full: Callable[[], str | None] | None = None,
 ) -> RunResult:
-    """Start ``argv`` in its own session, wait at most ``limits.timeout_s``, report."""
+    """Start ``argv`` in its own session, wait at most ``limits.timeout_s``, report.
+    ``disk_full()`` is asked after the run whether it filled its capped working copy."""
     cgroup = RunCgroup.create(limits.processes, limits.memory_mb) if use_cgroup else None
     set_limits = rlimit_setter(limits, memory=cgroup is None or cgroup.memory is None)
 
@@ -175,7 +181,8 @@ def execute(
     err.join(timeout=5)
     code = proc.returncode if proc.returncode >= 0 else 128 - proc.returncode
     stderr = err.text()
-    limit, evidence = detect_limit(code, timed_out, stderr, cgroup)
+    full = disk_full() if disk_full is not None else None
+    limit, evidence = detect_limit(code, timed_out, stderr, cgroup, full)
     peak = cgroup.memory_peak_mb() if cgroup is not None else None
     if cgroup is not None:
         cgroup.remove()

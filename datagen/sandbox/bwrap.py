@@ -5,6 +5,8 @@ copy read-write and a size-capped private /tmp; nothing else of the host exists 
 As root, bwrap builds the sandbox and ``setpriv`` then drops to a leased unprivileged uid
 (one per concurrent run), because the kernel ignores RLIMIT_NPROC for uid 0 even inside
 a user namespace. The working copy is handed to that uid for the run and given back after.
+As root the run writes into a size-capped overlay of the working copy (``disk.py``); its
+writes are applied to the working copy when it ends.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import fcntl
 import os
 import shutil
 import stat
+import sys
 import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -20,6 +23,7 @@ from pathlib import Path
 from datagen.config.sandbox import SandboxLimits
 from datagen.errors import UserError
 from datagen.records.tasks import RunResult
+from datagen.sandbox import disk
 from datagen.sandbox.base import MiB, base_env, exec_failure, execute
 from datagen.sandbox.guard import check_workdir, list_workdir
 
@@ -44,21 +48,28 @@ def bwrap_path() -> str | None:
     return shutil.which("bwrap")
 
 
+def _lock_slot(slot: int) -> int | None:
+    """An open, exclusively locked fd on ``slot``'s lock file, or None when it is held."""
+    folder = Path(tempfile.gettempdir()) / "datagen-sandbox-uids"
+    folder.mkdir(mode=0o700, exist_ok=True)
+    fd = os.open(folder / str(slot), os.O_CREAT | os.O_RDWR, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        return None
+    return fd
+
+
 class UidLease:
-    """An exclusive uid for one run, held by a lock file until released."""
+    """An exclusive uid for one run, held by a lock file until released. The slot number
+    also names the run's folder of capped-disk mounts."""
 
     def __init__(self) -> None:
-        folder = Path(tempfile.gettempdir()) / "datagen-sandbox-uids"
-        folder.mkdir(mode=0o700, exist_ok=True)
         for slot in range(UID_SLOTS):
-            fd = os.open(folder / str(slot), os.O_CREAT | os.O_RDWR, 0o600)
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                os.close(fd)
-                continue
-            self.fd, self.uid = fd, UID_BASE + slot
-            return
+            if (fd := _lock_slot(slot)) is not None:
+                self.fd, self.slot, self.uid = fd, slot, UID_BASE + slot
+                return
         raise RuntimeError("no free sandbox uid (4096 runs at once?)")
 
     def release(self) -> None:
@@ -152,6 +163,7 @@ class BwrapSandbox:
         self.setpriv = shutil.which("setpriv") if self.as_root else None
         if self.as_root and self.setpriv is None:
             raise RuntimeError("running as root needs setpriv (util-linux) to drop privileges")
+        self._warned_disk = False
 
     def claims(self) -> dict[str, str]:
         procs = ("RLIMIT_NPROC on a leased unprivileged uid" if self.as_root
@@ -164,14 +176,17 @@ class BwrapSandbox:
             "memory": "cgroup memory.limit_in_bytes when writable, else RLIMIT_AS",
             "cpu": "RLIMIT_CPU",
             "file_size": "RLIMIT_FSIZE",
+            "disk": _disk_claim(),
             "timeout": "wall-clock timer, kills the PID namespace",
             "pid/ipc/uts": "new namespaces; --die-with-parent",
         }
 
     def argv(
         self, cmd: Sequence[str], workdir: Path, limits: SandboxLimits,
-        ro_paths: Sequence[Path], uid: int | None,
+        ro_paths: Sequence[Path], uid: int | None, source: Path | None = None,
     ) -> list[str]:
+        """bwrap's command line; ``source`` is what appears at the working copy's path
+        (the capped overlay of it; default the working copy itself)."""
         args = [self.bwrap, "--die-with-parent", "--new-session", "--unshare-pid",
                 "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try", "--hostname", "sandbox"]
         if not limits.network:
@@ -197,7 +212,7 @@ class BwrapSandbox:
             args += ["--perms", "0711", "--dir", parent]
         for path in ro:
             args += ["--ro-bind", path, path]
-        args += ["--bind", work, work, "--chdir", work, "--"]
+        args += ["--bind", str(source or work), work, "--chdir", work, "--"]
         if uid is not None:
             args += [self.setpriv, f"--reuid={uid}", f"--regid={uid}", "--clear-groups",
                      "--no-new-privs", "--inh-caps=-all", "--bounding-set=-all", "--"]
@@ -220,13 +235,54 @@ class BwrapSandbox:
             if lease is not None:
                 lease.release()
             raise
+        cap = None
         try:
-            argv = self.argv(cmd, workdir, limits, ro_paths, lease.uid if lease else None)
+            cap = self._capped(workdir, lease, limits) if lease else None
+            argv = self.argv(cmd, workdir, limits, ro_paths, lease.uid if lease else None,
+                             source=cap.merged if cap else None)
             run_env = base_env(env)
             result = execute(argv, backend=self.name, cwd=workdir, env=run_env,
-                             limits=limits, use_cgroup=True)
+                             limits=limits, use_cgroup=True,
+                             disk_full=cap.full if cap else None)
             return exec_failure(result, cmd[0], _LAUNCHER_ERRORS, run_env["PATH"])
         finally:
-            if lease is not None:
-                _take_back(workdir, owners)
-                lease.release()
+            try:
+                if cap is not None:
+                    cap.finish()
+            finally:
+                if lease is not None:
+                    _take_back(workdir, owners)
+                    lease.release()
+
+    def _capped(self, workdir: Path, lease: UidLease, limits: SandboxLimits) -> disk.CappedWorkdir | None:
+        """The capped overlay for this run, or None (warned once) where it cannot be made."""
+        ok, reason = disk.support()
+        if ok:
+            clear_stale_mounts()
+            try:
+                return disk.CappedWorkdir.mount(workdir, lease.slot, limits.disk_mb, lease.uid)
+            except OSError as exc:  # e.g. a working copy on a filesystem overlayfs refuses
+                reason = f"cannot mount a capped overlay on {workdir}: {exc.strerror or exc}"
+        if not self._warned_disk:
+            print(f"WARNING: sandbox: disk_mb NOT ENFORCED ({reason}); a run may fill the "
+                  "host disk through its working copy", file=sys.stderr)
+            self._warned_disk = True
+        return None
+
+
+def _disk_claim() -> str:
+    ok, reason = disk.support()
+    if ok:
+        return "writes to the working copy go to an overlay layer on a tmpfs of disk_mb"
+    return f"NOT ENFORCED: {reason}"
+
+
+def clear_stale_mounts() -> None:
+    """Detach the capped-disk mounts of slots no process holds (left by a killed datagen)."""
+    for slot in disk.mounted_slots():
+        fd = _lock_slot(slot)
+        if fd is not None:
+            try:
+                disk.clear_slot(disk.slot_folder(slot))
+            finally:
+                os.close(fd)

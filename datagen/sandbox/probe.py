@@ -19,10 +19,13 @@ from pathlib import Path
 
 from datagen.config.sandbox import SandboxLimits
 from datagen.sandbox.base import Sandbox
+from datagen.sandbox import disk
 from datagen.sandbox.cgroups import support
 
 SMALL = SandboxLimits(timeout_s=20, cpu_s=20, memory_mb=128, processes=32, file_size_mb=4,
-                      tmp_size_mb=8, output_bytes=20_000)
+                      tmp_size_mb=8, disk_mb=8, output_bytes=20_000)
+# Four 3 MB files (each under file_size_mb) into the working copy: 12 MB past an 8 MB cap.
+FILL_WORKDIR = "[open(f'fill{i}', 'wb').write(b'x' * 3 * 2**20) for i in range(4)]"
 
 # Doubles the process count 9 times, then every process sleeps: at most 512 processes
 # even where nothing limits it, so a broken back end cannot take the machine down.
@@ -128,9 +131,24 @@ def run_probes(sandbox: Sandbox, isolating: bool) -> list[ProbeResult]:
                                    "host processes alive" if alive else "host process killed"))
             r = attack("[open(f'/tmp/f{i}', 'wb').write(b'x' * 3 * 2**20) for i in range(4)]")
             out.append(ProbeResult("fill /tmp", r.limit_hit == "disk", str(r.limit_evidence)))
+            out.append(_fill_workdir(attack, work))
         else:
             out.append(ProbeResult("kill the parent", None, "not run: no PID isolation"))
             out.append(ProbeResult("fill /tmp", None, "not run: /tmp is the host's"))
+            out.append(ProbeResult("fill working copy", None, "not run: writes go to the host disk"))
     finally:
         shutil.rmtree(host, ignore_errors=True)
     return out
+
+
+def _fill_workdir(attack, work: Path) -> ProbeResult:
+    """Write past ``disk_mb``; contained when the run is stopped as ``disk`` and the
+    working copy holds no more than the cap afterwards."""
+    ok, reason = disk.support()
+    if not ok or os.geteuid() != 0:
+        return ProbeResult("fill working copy", None, f"not run: disk_mb not enforced ({reason})")
+    r = attack(FILL_WORKDIR)
+    written = sum(p.stat().st_size for p in work.glob("fill*"))
+    contained = r.limit_hit == "disk" and written <= SMALL.disk_mb * 2**20
+    return ProbeResult("fill working copy", contained,
+                       f"{written / 2**20:.1f} MB kept of 12 MB attempted ({r.limit_evidence})")

@@ -43,6 +43,7 @@ class SubprocessSandbox:
             "memory": "cgroup memory.limit_in_bytes when writable, else RLIMIT_AS",
             "cpu": "RLIMIT_CPU",
             "file_size": "RLIMIT_FSIZE",
+            "disk": "NOT ENFORCED: writes go to the host disk (RLIMIT_FSIZE caps each file only)",
             "timeout": "wall-clock timer, kills the process group",
             "pid/ipc/uts": "NOT ENFORCED: a process that leaves the group survives",
         }

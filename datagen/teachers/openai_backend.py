@@ -1,7 +1,9 @@
 """The ``openai`` backend: any OpenAI-compatible endpoint (OpenAI, ``vllm serve``, SGLang).
 
-The ``openai`` client's own retries are off (``max_retries=0``) so that every HTTP call is
-one counted attempt here. Retried, with exponential backoff and jitter: 429 (honouring
+The ``openai`` client's own retries are off (``max_retries=0``): every retry is this
+module's. A call's ``attempts`` are counted where requests leave, by a hook on the HTTP
+client, not by the retry loop, so they are the requests the server was sent whatever
+happened between (a re-ask without the schema, a request the SDK repeated). Retried, with exponential backoff and jitter: 429 (honouring
 ``Retry-After``), 408/409/5xx, timeouts, dropped connections and unparseable bodies. Other
 4xx answers are final. The API key comes from the environment variable the recipe names
 and lives only in the client object.
@@ -10,6 +12,7 @@ and lives only in the client object.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import os
 import random
 import time
@@ -39,10 +42,22 @@ def resolve_api_key(config: TeacherConfig) -> str:
     return "EMPTY"
 
 
+# Requests sent for the call the current task is making (set by ``_with_retries``).
+_SENT: contextvars.ContextVar[list[int]] = contextvars.ContextVar("datagen_teacher_sent")
+
+
+async def _count_request(request: Any) -> None:
+    """HTTP client hook, run as each request is handed to the connection."""
+    sent = _SENT.get(None)
+    if sent is not None:
+        sent[0] += 1
+
+
 def make_client(config: TeacherConfig, base_url: str | None = None) -> openai.AsyncOpenAI:
+    http = openai.DefaultAsyncHttpxClient(event_hooks={"request": [_count_request]})
     return openai.AsyncOpenAI(
         base_url=base_url or config.base_url, api_key=resolve_api_key(config),
-        max_retries=0, timeout=config.timeout_s,
+        max_retries=0, timeout=config.timeout_s, http_client=http,
     )
 
 
@@ -123,15 +138,31 @@ class OpenAITeacher(BaseTeacher):
     async def _with_retries(self, client: openai.AsyncOpenAI, call: Call) -> TeacherResult:
         """Call until answered, a final error, or ``max_retries`` failed retries."""
         started = time.monotonic()
-        attempts = failures = 0
+        sent = [0]
+        token = _SENT.set(sent)  # this task's requests, counted by the client's hook
+        try:
+            result, error = await self._attempt_until_done(client, call)
+        finally:
+            _SENT.reset(token)
+        attempts = sent[0]
+        if result is not None:
+            return result.model_copy(update={
+                "attempts": attempts, "latency_s": time.monotonic() - started})
+        return TeacherResult(
+            key=call.key, status="error", attempts=attempts,
+            latency_s=time.monotonic() - started,
+            error=f"{error} (after {attempts} attempt{'s' if attempts != 1 else ''})",
+        )
+
+    async def _attempt_until_done(self, client: openai.AsyncOpenAI, call: Call
+                                  ) -> tuple[TeacherResult | None, str]:
+        """(the answer, '') or (None, the last error) once the retry budget is spent."""
+        failures = 0
         while True:
-            attempts += 1
             schema_out = call.request.json_schema is not None and not self._schema_in_prompt
             try:
                 async with asyncio.timeout(self.config.timeout_s):
-                    result = await self._send(client, call, schema_out)
-                return result.model_copy(update={
-                    "attempts": attempts, "latency_s": time.monotonic() - started})
+                    return await self._send(client, call, schema_out), ""
             except openai.BadRequestError as exc:
                 if schema_out and self._refused_schema(exc):
                     continue  # ask again at once without response_format: not a failure
@@ -140,13 +171,8 @@ class OpenAITeacher(BaseTeacher):
                 retry, error, requested = classify(exc)
             failures += 1
             if not retry or failures > self.config.max_retries:
-                break
+                return None, error
             await asyncio.sleep(self.backoff_s(failures, requested))
-        return TeacherResult(
-            key=call.key, status="error", attempts=attempts,
-            latency_s=time.monotonic() - started,
-            error=f"{error} (after {attempts} attempt{'s' if attempts > 1 else ''})",
-        )
 
     def _refused_schema(self, exc: openai.BadRequestError) -> bool:
         """In 'auto' mode, a 400 about response_format switches to prompt-only schemas.

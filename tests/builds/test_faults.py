@@ -109,6 +109,7 @@ def test_a_file_name_that_is_not_utf8_is_read_and_kept_losslessly(tmp_path):
     (signal.SIGINT, True, True),     # Ctrl-C in a terminal, build started as `cmd &` by a script
     (signal.SIGINT, False, False),   # kill -INT PID
     (signal.SIGTERM, False, False),  # kill PID
+    (signal.SIGTERM, True, False),   # kill -- -PGID: a supervisor stopping the whole group
 ])
 def test_ctrl_c_and_sigterm_stop_the_build_mark_it_failed_and_a_rerun_resumes(tmp_path, sig, group, ignored):
     roots = _corpus(tmp_path)
