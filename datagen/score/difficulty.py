@@ -265,7 +265,8 @@ class DifficultyScorer:
         return out
 
     def _lay_out(self, task: TaskRecord, base: Path, scratch: Path) -> _Prepared:
-        """The task's environment, built (or reused) from its source at the base commit."""
+        """The task's environment, built (or reused) from its source at the base commit.
+        Built where the attempts are graded (a cluster node), after the policy was asked."""
         prep = _Prepared(task, base, scratch)
         src = scratch / "src"
         src.mkdir(parents=True)
