@@ -55,8 +55,8 @@ class GradeStage(RepoStage):
     def __init__(self, cfg: RlPoolRecipe, work: Path, jobs: Path, repos: list[str], threads: int):
         super().__init__(repos, threads)
         self.cfg = cfg
-        self.work = str(work)
-        self.jobs = str(jobs)
+        self.work = str(work.resolve())  # a Ray worker does not start in the build's folder
+        self.jobs = str(jobs.resolve())
 
     def work_on(self, repos: list[str]) -> None:
         from datagen.sandbox.select import untrusted_sandbox
@@ -75,7 +75,7 @@ class GradeStage(RepoStage):
 def _write_jobs(path: Path, jobs: list[Job]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text("".join(json.dumps({"task": t.model_dump(mode="json"), "base": str(b),
+    tmp.write_text("".join(json.dumps({"task": t.model_dump(mode="json"), "base": str(b.resolve()),
                                        "answers": [a.model_dump(mode="json") for a in answers]}, sort_keys=True) + "\n"
                            for t, b, answers in jobs), encoding="utf-8")
     tmp.replace(path)

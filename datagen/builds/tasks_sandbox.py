@@ -70,7 +70,7 @@ class _TasksStage(RepoStage):
     def __init__(self, cfg: TasksRecipe, work: Path, runners: dict[str, str], threads: int):
         super().__init__(list(runners), threads)
         self.cfg = cfg
-        self.work = str(work)
+        self.work = str(work.resolve())  # a Ray worker does not start in the build's folder
         self.runners = dict(runners)
 
     def sandbox(self) -> Sandbox:
@@ -121,7 +121,7 @@ class ValidateStage(_TasksStage):
 
     def __init__(self, cfg: TasksRecipe, work: Path, runners: dict[str, str], threads: int, wave: Path):
         super().__init__(cfg, work, runners, threads)
-        self.wave = str(wave)
+        self.wave = str(wave.resolve())
 
     def work_on(self, repos: list[str]) -> None:
         work = Path(self.work)
