@@ -112,3 +112,15 @@ def all_built(tmp_path_factory):
     from tests.builds.allkit import build_all
 
     return build_all(tmp_path_factory.mktemp("all"))
+
+
+@pytest.fixture(scope="module")
+def ray_cluster():
+    """A local Ray instance of 2 CPUs whose workers import this checkout (skipped where
+    ``ray`` is not installed: ``pip install 'datagen[ray]'``)."""
+    ray = pytest.importorskip("ray", reason="ray is not installed (pip install 'datagen[ray]')")
+    root = Path(__file__).resolve().parents[1]
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
+             runtime_env={"env_vars": {"PYTHONPATH": os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")])}})
+    yield ray
+    ray.shutdown()

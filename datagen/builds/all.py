@@ -36,7 +36,7 @@ COUNTS = {
 class StageResult:
     stage: str  # the build's name, also its folder under OUT
     folder: Path
-    status: str  # built, already built, disabled
+    status: str  # built, already built, disabled, submitted: ..., waits for tasks: ...
     run_id: str | None = None
     counts: dict[str, int] = field(default_factory=dict)
     seconds: float = 0.0
@@ -77,6 +77,11 @@ def run_all(inputs: list[str] | None = None, output: str | Path | None = None, r
         if not ref.enabled:
             results.append(StageResult(FOLDERS[stage], folder, "disabled"))
             continue
+        if stage == "rl_pool" and results and results[-1].status.startswith("submitted"):
+            # its input is the tasks stage's output, still being built on the cluster
+            results.append(StageResult(FOLDERS[stage], folder, "waits for tasks: run this command again "
+                                       "when the tasks run is finished"))
+            continue
         console.print(f"[bold]stage {FOLDERS[stage]}[/] -> {folder}")
         s0 = time.monotonic()
         result = _RUNNERS[stage](cfg, folder, out, _stage_recipe(ref, base), [*ref.set, *routed[stage]], force,
@@ -87,7 +92,7 @@ def run_all(inputs: list[str] | None = None, output: str | Path | None = None, r
 
 
 def _status(result) -> str:
-    submitted = getattr(result, "submitted", None)  # the corpus stage on --executor slurm
+    submitted = getattr(result, "submitted", None)  # a stage on --executor slurm
     if submitted is not None:
         return f"submitted: job {submitted.job_id}, resumes in job {submitted.continuation}"
     return "already built" if result.skipped else "built"

@@ -46,8 +46,9 @@ def progress_bar(console: Console, description: str, total: int | None) -> Itera
 
 
 def run_with_rank_progress(executor, console: Console, description: str, tasks: int, *,
-                           files_per_task: int, total_files: int) -> None:
-    """Run a datatrove executor while a bar follows its completed ranks (in files)."""
+                           files_per_task: int, total_files: int, count: Callable[[], int] | None = None) -> None:
+    """Run a datatrove executor while a bar follows its completed ranks (in files), or
+    ``count()`` (items done so far) where the stage stores its items as it goes."""
     completions = os.path.join(str(executor.logging_dir.path), "completions")
     error: list[BaseException] = []
 
@@ -66,13 +67,14 @@ def run_with_rank_progress(executor, console: Console, description: str, tasks: 
             return 0
         return sum(min(files_per_task, total_files - r * files_per_task) for r in ranks)
 
+    done = count or done_files
     with _progress(console) as prog:
-        task = prog.add_task(description, total=total_files, completed=done_files())
+        task = prog.add_task(description, total=total_files, completed=done())
         thread.start()
         while thread.is_alive():
             thread.join(0.2)
-            prog.update(task, completed=done_files())
-        prog.update(task, completed=done_files())
+            prog.update(task, completed=done())
+        prog.update(task, completed=done())
     if error:
         raise error[0]
     missing = tasks - len([n for n in os.listdir(completions) if n.isdigit()]) if os.path.isdir(completions) else tasks

@@ -7,7 +7,9 @@ Stages:
 3. perplexity (``perplexity.enabled``): a score per statement (and fix), the recipe's cut;
 4. difficulty (a ``policy`` and ``difficulty.enabled``): K attempts per task graded in the
    sandbox, the pass-rate band kept, a hint per failed attempt, the best passing attempt
-   per task as SFT data;
+   per task as SFT data. The policy is asked here; the grading is a datatrove stage on
+   the recipe's executor (local, slurm or ray; one task per repo on a cluster, see
+   ``builds/pool_grading.py``), resumable per task;
 5. write: pool shards, exports (verl, SkyRL, SWE-bench), card, SFT JSONL, and the manifest
    (``pool``, ``pool_drops``, ``scores``, ``attempts``, ``difficulty``, ``teacher_calls``).
 
@@ -29,17 +31,20 @@ from pathlib import Path
 import numpy as np
 from rich.console import Console
 
+from datagen.builds.executors import StageRunner, submit_rest
+from datagen.builds.pool_grading import grade_all, scorer_for
 from datagen.builds.progress import progress_bar
 from datagen.builds.run import BuildRun
 from datagen.config.base import load_recipe, validate
 from datagen.config.rl_pool import RlPoolRecipe
+from datagen.errors import JobsSubmitted
 from datagen.manifest import Manifest
 from datagen.pool.exports import CardInfo, write_pool
 from datagen.pool.hygiene import clean, drop_row
 from datagen.pool.manifest import record_pool
 from datagen.pool.rows import read_pool_tasks, rows_from_tasks
 from datagen.records import AttemptRow, DifficultyRow, PoolDropRow, PoolRow, ScoreRow
-from datagen.score import DifficultyReport, DifficultyScorer, band_decision, best_attempts, get_scorer
+from datagen.score import DifficultyReport, band_decision, best_attempts, get_scorer
 
 DIFFICULTY_SCORER = "difficulty_v1"
 
@@ -54,6 +59,7 @@ class PoolResult:
     sft: int = 0
     notes: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    submitted: JobsSubmitted | None = None  # --executor slurm: the stage submitted, the build's next job
 
 
 @dataclass
@@ -91,13 +97,20 @@ def run_rl_pool(tasks: str | Path | None = None, output: str | Path | None = Non
         console.print(f"[green]Nothing to do:[/] {out} already holds this build (run {run.run_id}). "
                       "Use --force to rebuild.")
         return PoolResult(out, run.run_id, skipped=True, seconds=time.monotonic() - t0)
-    with run:
-        result = _build(cfg, out, run, inputs, console)
+    runner = StageRunner(cfg.executor, run.run_id, console)
+    try:
+        with run:
+            result = _build(cfg, out, run, runner, inputs, console)
+    except JobsSubmitted as sub:  # --executor slurm: the build goes on in a job after the stage
+        sub.continuation = submit_rest("rl-pool", cfg.model_dump(mode="json"), cfg.executor, run.work,
+                                       out / "logs" / "slurm", sub.job_id, cfg.workers)
+        return PoolResult(out, run.run_id, skipped=False, submitted=sub, seconds=time.monotonic() - t0)
     result.seconds = time.monotonic() - t0
     return result
 
 
-def _build(cfg: RlPoolRecipe, out: Path, run: BuildRun, inputs, console: Console) -> PoolResult:
+def _build(cfg: RlPoolRecipe, out: Path, run: BuildRun, runner: StageRunner, inputs,
+           console: Console) -> PoolResult:
     rows = rows_from_tasks(cfg.tasks, group_size=cfg.difficulty.k, lint_command=cfg.pool.lint_command)
     funnel = {"tasks": len(rows)}
     h = cfg.hygiene
@@ -107,7 +120,7 @@ def _build(cfg: RlPoolRecipe, out: Path, run: BuildRun, inputs, console: Console
     s = _Scored(rows, list(drops))
     _perplexity(cfg, s, run.run_id, console)
     funnel["scored"] = len(s.rows)
-    notes = _difficulty(cfg, s, inputs, run, console)
+    notes = _difficulty(cfg, s, inputs, run, runner, console)
     funnel["in band"] = len(s.rows)
     info = CardInfo(pretty_name=cfg.pool.pretty_name, data_source=cfg.pool.data_source,
                     description=_description(cfg, notes))
@@ -173,8 +186,10 @@ def _bounds(cfg: RlPoolRecipe, values: list[float]) -> tuple[float, float]:
 
 
 # difficulty ------------------------------------------------------------------------------
-def _difficulty(cfg: RlPoolRecipe, s: _Scored, inputs, run: BuildRun, console: Console) -> list[str]:
-    """K policy attempts per remaining task; keep the band. Returns notes for the card."""
+def _difficulty(cfg: RlPoolRecipe, s: _Scored, inputs, run: BuildRun, runner: StageRunner,
+                console: Console) -> list[str]:
+    """K policy attempts per remaining task (asked here, graded by a ``GradeStage`` on the
+    recipe's executor); keep the band. Returns notes for the card."""
     if not cfg.difficulty.enabled:
         return ["Pass rates: unknown (difficulty.enabled is false)"]
     if not cfg.has_policy:
@@ -185,11 +200,12 @@ def _difficulty(cfg: RlPoolRecipe, s: _Scored, inputs, run: BuildRun, console: C
     policy = run.accounted_teacher(cfg.policy)  # calls land in teacher_calls with the run's row
     wanted = {r.task_id for r in s.rows}
     tasks = [(t, b) for t, b in inputs if t.instance_id in wanted]
-    diff_cfg = cfg.difficulty.model_copy(update={"workers": cfg.difficulty.workers or cfg.workers})
-    scorer = DifficultyScorer(diff_cfg, policy, sandbox, limits=cfg.sandbox.limits, env=cfg.env,
-                              ro_paths=[Path(p) for p in cfg.sandbox.ro_paths], work_root=run.work)
-    with progress_bar(console, f"difficulty ({cfg.difficulty.k} attempts per task)", None):
-        report = scorer.score(tasks, run.run_id)
+    scorer = scorer_for(cfg, sandbox, policy, run.work)
+    with progress_bar(console, f"policy ({cfg.difficulty.k} attempts per task)", None):
+        prepared = scorer.prepare(tasks)
+        answers = scorer.ask(prepared)
+    jobs = [(p.task, p.base, answers[p.task.instance_id]) for p in prepared if p.error is None]
+    report = scorer.report(prepared, grade_all(cfg, jobs, run.work, runner), run.run_id)
     s.attempts, s.difficulty = report.attempt_rows(), report.tasks
     _apply_band(cfg, s, report)
     best = best_attempts(report.attempts)

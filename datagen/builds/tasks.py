@@ -2,7 +2,7 @@
 
 Stages (each resumable from the run's work folder):
 1. prepare: per repo, the clean snapshot (secrets redacted), its commit in
-   ``repos/<repo>.git``, the sandboxed environment and the baseline (the suite three
+   ``repos/<repo>.git``; then the sandboxed environment and the baseline (the suite three
    times, once under coverage);
 2. propose: covered entities x strategies (procedural, removal, feature_removal), git
    history, teacher rewrites;
@@ -12,6 +12,12 @@ Stages (each resumable from the run's work folder):
 5. emit: a commit per kept task, statements (teacher or template), ``tasks.jsonl``,
    parquet + dataset card, and the manifest (``candidates``, ``tasks``,
    ``repo_baselines``, ``teacher_calls``) in one transaction.
+
+Baselines and validation run in the sandbox as datatrove stages on the recipe's executor
+(``executor.kind``: local, slurm or ray; one task per repo on a cluster, see
+``builds/repo_stage.py``); the teacher stays in this process. With slurm the build stops
+after submitting a stage and a job that depends on it runs the build again, which
+resumes from the stored baselines and verdicts.
 """
 
 from __future__ import annotations
@@ -23,12 +29,14 @@ from pathlib import Path
 
 from rich.console import Console
 
+from datagen.builds.executors import StageRunner, submit_rest
 from datagen.builds.run import BuildRun
 from datagen.builds.tasks_output import write_outputs
 from datagen.builds.tasks_stages import (
     RepoState,
     emit_tasks,
     grow,
+    measure_baselines,
     prepare_repo,
     propose_all,
     validate_all,
@@ -37,6 +45,7 @@ from datagen.config.base import load_recipe, validate
 from datagen.config.tasks import TasksRecipe
 from datagen.crawl.rules import CrawlRules
 from datagen.crawl.sources import discover, fingerprint, list_repo
+from datagen.errors import JobsSubmitted
 from datagen.records.tasks import CandidateRow, RepoBaselineRow, TaskRecord
 from datagen.sandbox.select import untrusted_sandbox
 
@@ -51,6 +60,7 @@ class TasksResult:
     tasks: list[TaskRecord] = field(default_factory=list)
     seconds: float = 0.0
     notes: list[str] = field(default_factory=list)
+    submitted: JobsSubmitted | None = None  # --executor slurm: the stage submitted, the build's next job
 
 
 def load_tasks_recipe(recipe: str | Path | None, overrides: list[str] | None, inputs: list[str] | None,
@@ -71,7 +81,7 @@ def run_tasks(inputs: list[str] | None = None, output: str | Path | None = None,
     console = console or Console(file=sys.__stderr__)
     cfg = load_tasks_recipe(recipe, overrides, inputs, output, workers)
     out = Path(cfg.output)
-    sandbox = untrusted_sandbox(cfg.sandbox.backend)  # refuses an unisolated run unless asked
+    untrusted_sandbox(cfg.sandbox.backend)  # refuses an unisolated run unless asked, before any work
     repos = discover(cfg.inputs, cfg.crawl.repo_names)
     rules = CrawlRules.from_config(cfg.crawl)
     listed = {r.name: list_repo(r, rules) for r in repos}
@@ -80,26 +90,33 @@ def run_tasks(inputs: list[str] | None = None, output: str | Path | None = None,
         console.print(f"[green]Nothing to do:[/] {out} already holds this build (run {run.run_id}). "
                       "Use --force to rebuild.")
         return TasksResult(out, run.run_id, skipped=True, seconds=time.monotonic() - t0)
-    with run:
-        result = _build(cfg, out, run, sandbox, repos, listed, console)
+    runner = StageRunner(cfg.executor, run.run_id, console)
+    try:
+        with run:
+            result = _build(cfg, out, run, runner, repos, listed, console)
+    except JobsSubmitted as sub:  # --executor slurm: the build goes on in a job after the stage
+        sub.continuation = submit_rest("tasks", cfg.model_dump(mode="json"), cfg.executor, run.work,
+                                       out / "logs" / "slurm", sub.job_id, cfg.workers)
+        return TasksResult(out, run.run_id, skipped=False, submitted=sub, seconds=time.monotonic() - t0)
     result.seconds = time.monotonic() - t0
     return result
 
 
-def _build(cfg: TasksRecipe, out: Path, run: BuildRun, sandbox, repos, listed, console: Console) -> TasksResult:
+def _build(cfg: TasksRecipe, out: Path, run: BuildRun, runner: StageRunner, repos, listed,
+           console: Console) -> TasksResult:
     teacher = None
     notes = []
     if cfg.has_teacher:
         teacher = run.accounted_teacher(cfg.teacher)  # calls land in teacher_calls with the run's row
     elif any(f in cfg.synth.families for f in ("lm_rewrite", "evolve")):
         notes.append("lm_rewrite and evolve skipped: no teacher (set teacher.base_url)")
-    states: list[RepoState] = [prepare_repo(cfg, r, listed[r.name], out, run.work, sandbox, console)
-                               for r in repos]
+    states: list[RepoState] = [prepare_repo(cfg, r, listed[r.name], out, run.work) for r in repos]
+    measure_baselines(cfg, states, run.work, runner)
     ready = [s for s in states if s.baseline is not None and s.baseline.reason is None]
     proposed = propose_all(cfg, ready, teacher, console)
-    verdicts = validate_all(cfg, ready, proposed, run.work, console)
+    verdicts = validate_all(cfg, ready, proposed, run.work, runner, "first")
     extra = grow(cfg, ready, proposed, verdicts, teacher, console)
-    verdicts.update(validate_all(cfg, ready, extra, run.work, console))
+    verdicts.update(validate_all(cfg, ready, extra, run.work, runner, "grown"))
     emitted, rows = emit_tasks(cfg, ready, proposed + extra, verdicts, teacher, run.run_id, console)
     write_outputs(cfg, out, run.run_id, states, rows, emitted)
     return TasksResult(out, run.run_id, skipped=False, repos=[s.row for s in states], candidates=rows,

@@ -1,29 +1,29 @@
-"""The stages of ``datagen build tasks`` (see ``builds/tasks.py`` for the order)."""
+"""The stages of ``datagen build tasks`` (see ``builds/tasks.py`` for the order).
+
+The sandboxed parts (baselines, validation) are datatrove stages on the recipe's
+executor (``builds/tasks_sandbox.py``); everything else, the teacher included, runs here.
+"""
 
 from __future__ import annotations
 
-import json
 import shutil
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from itertools import islice
 from pathlib import Path
 
 from rich.console import Console
 
-from datagen.builds.progress import progress_bar
-from datagen.config.sandbox import SandboxLimits
+from datagen.builds.executors import StageRunner
+from datagen.builds.repo_stage import run_repo_stage, stage_threads, stored
+from datagen.builds.tasks_sandbox import BaselineStage, ValidateStage, read_baseline, read_verdict, write_wave
 from datagen.config.tasks import TasksRecipe
 from datagen.crawl.rules import CrawlRules
 from datagen.crawl.sources import ListedFile, Repo
 from datagen.curate.secrets import SecretPack
-from datagen.errors import SkipItem
 from datagen.records.tasks import CandidateRow, RepoBaselineRow
-from datagen.sandbox.base import Sandbox
-from datagen.sandbox.env import EnvManager
-from datagen.synth.baseline import Baseline, SuiteRunner, measure_baseline
+from datagen.synth.baseline import Baseline
 from datagen.synth.candidates import Candidate, change_id, covered_entities, propose
-from datagen.synth.check import Verdict, check_changes
+from datagen.synth.check import Verdict
 from datagen.synth.emit import Emitted, commit_task, instance_id
 from datagen.synth.gitrepo import TaskRepo
 from datagen.synth.mining import combine_candidates, history_candidates
@@ -43,7 +43,6 @@ class RepoState:
     texts: dict[str, str] = field(default_factory=dict)
     sources: list[tuple[str, str]] = field(default_factory=list)
     baseline: Baseline | None = None
-    suite: SuiteRunner | None = None
     git: TaskRepo | None = None
     clean: str = ""
     _tokens: RepoTokens | None = None
@@ -54,16 +53,15 @@ class RepoState:
             self._tokens = RepoTokens(self.texts)
         return self._tokens
 
-
-def run_limits(cfg: TasksRecipe) -> SandboxLimits:
-    """The sandbox limits of one test run (the recipe's, with the validation timeout)."""
-    return cfg.sandbox.limits.model_copy(update={"timeout_s": cfg.validation.test_timeout_s})
+    @property
+    def testable(self) -> bool:
+        """Has a test runner and nothing ruled it out: its baseline is measured."""
+        return self.row.runner is not None and self.row.reason is None
 
 
 # 1. prepare --------------------------------------------------------------------------------
-def prepare_repo(cfg: TasksRecipe, repo: Repo, files: list[ListedFile], out: Path, work: Path,
-                 sandbox: Sandbox, console: Console) -> RepoState:
-    """Snapshot, clean commit, environment and baseline of one repo (or why it has none)."""
+def prepare_repo(cfg: TasksRecipe, repo: Repo, files: list[ListedFile], out: Path, work: Path) -> RepoState:
+    """Snapshot and clean commit of one repo, and its test runner (or why it has none)."""
     state = RepoState(repo, RepoBaselineRow(run_id="", repo=repo.name, status="skipped"))
     if repo.error:
         return _skip(state, repo.error)
@@ -82,23 +80,27 @@ def prepare_repo(cfg: TasksRecipe, repo: Repo, files: list[ListedFile], out: Pat
     shutil.rmtree(out / "repos" / f"{repo.name}.git", ignore_errors=True)  # no branches of older builds
     state.git = TaskRepo(out / "repos" / f"{repo.name}.git")
     state.clean = state.row.clean_commit = state.git.commit_folder(state.src, f"{repo.name}: clean source")
-    try:
-        env = EnvManager(cfg.env, sandbox, cfg.sandbox.limits).ensure(state.src) if runner == "pytest" else None
-    except SkipItem as exc:
-        return _skip(state, exc.reason, str(exc))
-    ro = tuple(Path(p) for p in cfg.sandbox.ro_paths)
-    scratch = work / "scratch"
-    scratch.mkdir(parents=True, exist_ok=True)
-    state.suite = SuiteRunner(runner, state.src, sandbox, run_limits(cfg), env, scratch, ro)
-    state.baseline = _baseline(cfg, state.suite, work / "baselines" / f"{repo.name}.json", console, repo.name)
-    b = state.baseline
-    state.row = state.row.model_copy(update={
-        "tests": len(b.stable), "flaky_tests": b.flaky, "failing_tests": len(b.failing),
-        "suite_s": round(b.suite_s, 3), "status": "skipped" if b.reason else "ok", "reason": b.reason})
     return state
 
 
-def _skip(state: RepoState, reason: str, detail: str = "") -> RepoState:
+def measure_baselines(cfg: TasksRecipe, states: list[RepoState], work: Path, runner: StageRunner) -> None:
+    """Environment and baseline of every testable repo (a ``BaselineStage``), then each
+    repo's row from its baseline."""
+    testable = [s for s in states if s.testable]
+    names = [s.repo.name for s in testable]
+    if stored(work / "baselines", names) < len(names):
+        step = BaselineStage(cfg, work, {s.repo.name: s.row.runner for s in testable},
+                             stage_threads(runner.cfg, cfg.workers))
+        run_repo_stage(runner, "baselines", step, cfg.workers, work / "logs" / "baselines", len(names),
+                       lambda: stored(work / "baselines", names))
+    for s in testable:
+        b = s.baseline = read_baseline(work, s.repo.name)
+        s.row = s.row.model_copy(update={
+            "tests": len(b.stable), "flaky_tests": b.flaky, "failing_tests": len(b.failing),
+            "suite_s": round(b.suite_s, 3), "status": "skipped" if b.reason else "ok", "reason": b.reason})
+
+
+def _skip(state: RepoState, reason: str) -> RepoState:
     state.row = state.row.model_copy(update={"status": "skipped", "reason": reason})
     return state
 
@@ -136,24 +138,6 @@ def _texts(src: Path, paths: list[str]) -> dict[str, str]:
     return texts
 
 
-def _baseline(cfg: TasksRecipe, suite: SuiteRunner, cache: Path, console: Console, name: str) -> Baseline:
-    if cache.exists():
-        data = json.loads(cache.read_text())
-        data["line_tests"] = {p: {int(n): t for n, t in lines.items()} for p, lines in data["line_tests"].items()}
-        return Baseline(**data)
-    with progress_bar(console, f"baseline {name}", None):
-        base = measure_baseline(suite, cfg.baseline.runs, cfg.baseline.coverage)
-    _atomic_json(cache, asdict(base))
-    return base
-
-
-def _atomic_json(path: Path, data: object) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(data, sort_keys=True))
-    tmp.replace(path)
-
-
 # 2. propose ------------------------------------------------------------------------------
 def propose_all(cfg: TasksRecipe, states: list[RepoState], teacher, console: Console) -> list[Candidate]:
     """Every first-wave candidate of every ready repo, in a stable order."""
@@ -180,31 +164,22 @@ def propose_all(cfg: TasksRecipe, states: list[RepoState], teacher, console: Con
 
 # 3. validate -----------------------------------------------------------------------------
 def validate_all(cfg: TasksRecipe, states: list[RepoState], candidates: list[Candidate], work: Path,
-                 console: Console) -> dict[str, Verdict]:
-    """A verdict per distinct candidate, from the work folder when an earlier run stored it."""
-    by_repo = {s.repo.name: s for s in states}
+                 runner: StageRunner, wave: str) -> dict[str, Verdict]:
+    """A verdict per distinct candidate: those a teacher check dropped here, the others
+    from a ``ValidateStage`` over the wave (verdicts stored by an earlier run are kept)."""
     todo = list({c.candidate_id: c for c in candidates}.values())
-    folder = work / "verdicts"
-    folder.mkdir(parents=True, exist_ok=True)
-
-    def one(c: Candidate) -> tuple[str, Verdict]:
-        if c.drop is not None:
-            return c.candidate_id, Verdict(False, c.drop, "generated")
-        path = folder / f"{c.candidate_id}.json"
-        if path.exists():
-            return c.candidate_id, Verdict(**json.loads(path.read_text()))
-        s = by_repo[c.repo]
-        v = check_changes(s.suite, s.baseline, c.changes, c.covering, cfg.validation.full_runs)
-        _atomic_json(path, asdict(v))
-        return c.candidate_id, v
-
-    verdicts: dict[str, Verdict] = {}
-    with progress_bar(console, "validating candidates", len(todo)) as advance, \
-            ThreadPoolExecutor(cfg.workers) as pool:
-        for cid, v in pool.map(one, todo):
-            verdicts[cid] = v
-            advance(1)
-    return verdicts
+    checked = [c for c in todo if c.drop is None]
+    ids = [c.candidate_id for c in checked]
+    if stored(work / "verdicts", ids) < len(ids):
+        path = work / "waves" / f"{wave}.jsonl"
+        write_wave(path, checked)
+        runners = {s.repo.name: s.row.runner for s in states if s.repo.name in {c.repo for c in checked}}
+        step = ValidateStage(cfg, work, runners, stage_threads(runner.cfg, cfg.workers), path)
+        name = "validating" if wave == "first" else f"validating {wave}"
+        run_repo_stage(runner, name, step, cfg.workers, work / "logs" / f"validate-{wave}", len(ids),
+                       lambda: stored(work / "verdicts", ids))
+    return {c.candidate_id: Verdict(False, c.drop, "generated") if c.drop is not None
+            else read_verdict(work, c.candidate_id) for c in todo}
 
 
 # 4. grow ---------------------------------------------------------------------------------
@@ -267,7 +242,7 @@ def emit_tasks(cfg: TasksRecipe, states: list[RepoState], candidates: list[Candi
             fate.append((c, {"status": "dropped", "reason": "near_duplicate_patch"}))
             continue
         mine.append(lines)
-        emitted.append(commit_task(s.git, s.clean, c, v, f"repos/{c.repo}.git", s.suite.runner))
+        emitted.append(commit_task(s.git, s.clean, c, v, f"repos/{c.repo}.git", s.row.runner))
         fate.append((c, {"instance_id": emitted[-1].record.instance_id, "stage": "kept"}))
     _write_statements(cfg, by_repo, emitted, teacher, console)
     rows = [_row(run_id, c, verdicts[c.candidate_id]).model_copy(update=upd) for c, upd in fate]

@@ -77,10 +77,9 @@ def cpt_corpus(
     from datagen.builds.cpt_corpus import run_cpt_corpus
     from datagen.cli.summary import print_build_summary, print_submitted
 
-    sets = [*(set_ or []), *([f"executor.kind={executor.value}"] if executor else [])]
     result = run_cpt_corpus(
         inputs=_split_inputs((input or []) + (paths or [])), output=output, recipe=recipe,
-        overrides=sets, workers=workers, force=force,
+        overrides=_executor_sets(set_, executor), workers=workers, force=force,
     )
     if result.submitted:
         print_submitted(result)
@@ -90,6 +89,11 @@ def cpt_corpus(
 
 def _split_inputs(values: list[str] | None) -> list[str] | None:
     return list(values) if values else None
+
+
+def _executor_sets(sets: list[str] | None, executor: Executor | None) -> list[str]:
+    """The --set overrides, with --executor as ``executor.kind`` (the flag wins)."""
+    return [*(sets or []), *([f"executor.kind={executor.value}"] if executor else [])]
 
 
 @app.command("tasks", epilog=recipe_help(TasksRecipe))
@@ -104,6 +108,9 @@ def tasks(
     set_: list[str] = typer.Option(None, "--set", help="Override one recipe field: --set synth.scale=25"),
     workers: int = typer.Option(None, "--workers", "-w", help="Parallel sandboxed test runs (default: recipe)."),
     force: bool = typer.Option(False, "--force", help="Rebuild even if this exact build already finished."),
+    executor: Executor = typer.Option(None, "--executor", "-e", help="Where baselines and validation run: local, "
+                                      "slurm or ray, one task per repo on a cluster (default: the recipe's "
+                                      "executor.kind). Same output either way."),
 ) -> None:
     """Build agent tasks proven by execution (SWE-bench rows) from repos with test suites.
 
@@ -123,18 +130,25 @@ def tasks(
 
       datagen build tasks --set synth.families=[procedural] --set synth.strategies=[py_op_change_v1]
 
+      datagen build tasks -i /shared/repos/* -o /shared/tasks -e slurm --set executor.partition=cpu \
+          --set executor.cpus_per_task=8 --set env.cache_dir=/shared/envs
+
+      datagen build tasks -i /shared/repos/* -o /shared/tasks -e ray --set executor.ray_address=auto -w 64
+
       datagen sql out/tasks "SELECT strategy, status, count(*) FROM candidates GROUP BY ALL"
 
       datagen validate out/tasks/tasks.jsonl                  # replay every task
     """
     from datagen.builds.tasks import run_tasks
-    from datagen.cli.summary import print_tasks_summary
+    from datagen.cli.summary import print_submitted, print_tasks_summary
 
     result = run_tasks(
         inputs=_split_inputs((input or []) + (paths or [])), output=output, recipe=recipe,
-        overrides=set_ or [], workers=workers, force=force,
+        overrides=_executor_sets(set_, executor), workers=workers, force=force,
     )
-    if not result.skipped:
+    if result.submitted:
+        print_submitted(result)
+    elif not result.skipped:
         print_tasks_summary(result)
 
 
@@ -147,6 +161,9 @@ def rl_pool(
     set_: list[str] = typer.Option(None, "--set", help="Override one recipe field: --set difficulty.k=8"),
     workers: int = typer.Option(None, "--workers", "-w", help="Attempts graded in parallel (default: recipe)."),
     force: bool = typer.Option(False, "--force", help="Rebuild even if this exact build already finished."),
+    executor: Executor = typer.Option(None, "--executor", "-e", help="Where the attempts are graded: local, slurm "
+                                      "or ray, one task per repo on a cluster (default: the recipe's "
+                                      "executor.kind). Same output either way."),
 ) -> None:
     """Build the RL instruction pool: hard-but-solvable tasks, each handed out once.
 
@@ -166,14 +183,19 @@ def rl_pool(
       datagen build rl-pool -t /data/tasks --set perplexity.enabled=true --set perplexity.model=/models/ppl \
           --set perplexity_cut.max_percentile=95
 
+      datagen build rl-pool -t /shared/tasks -o /shared/pool --set policy.base_url=http://gpu02:8000/v1 \
+          -e slurm --set executor.partition=cpu --set executor.cpus_per_task=8 --set env.cache_dir=/shared/envs
+
       datagen pool take out/rl-pool --n 256 --consumer run-17 > batch.jsonl
     """
     from datagen.builds.rl_pool import run_rl_pool
-    from datagen.cli.summary import print_pool_summary
+    from datagen.cli.summary import print_pool_summary, print_submitted
 
-    result = run_rl_pool(tasks=tasks, output=output, recipe=recipe, overrides=set_ or [], workers=workers,
-                         force=force)
-    if not result.skipped:
+    result = run_rl_pool(tasks=tasks, output=output, recipe=recipe, overrides=_executor_sets(set_, executor),
+                         workers=workers, force=force)
+    if result.submitted:
+        print_submitted(result)
+    elif not result.skipped:
         print_pool_summary(result)
 
 

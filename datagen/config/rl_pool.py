@@ -6,6 +6,7 @@ from pydantic import Field, model_validator
 
 from datagen.config.base import StrictModel
 from datagen.config.curate import DecontamConfig, NearDedupConfig
+from datagen.config.executor import ExecutorConfig
 from datagen.config.sandbox import EnvConfig, SandboxConfig
 from datagen.config.score import DifficultyConfig, PerplexityConfig
 from datagen.config.teacher import TeacherConfig
@@ -41,7 +42,9 @@ class RlPoolRecipe(StrictModel):
 
     tasks: str = Field("out/tasks", description="a tasks build's output folder or its tasks.jsonl")
     output: str = "out/rl-pool"
-    workers: int = Field(1, ge=1, description="attempts graded in parallel")
+    workers: int = Field(1, ge=1, description="attempts graded in parallel (local); parallel tasks (ray)")
+    executor: ExecutorConfig = Field(ExecutorConfig(), description="where the graded attempts run: one "
+                                     "datatrove task per repo on slurm or ray")
     seed: int = 0
     hygiene: HygieneConfig = Field(default_factory=HygieneConfig)
     perplexity: PerplexityConfig = Field(default_factory=lambda: PerplexityConfig(enabled=False),

@@ -8,6 +8,7 @@ from pydantic import Field
 
 from datagen.config.base import StrictModel
 from datagen.config.cpt import CrawlConfig
+from datagen.config.executor import ExecutorConfig
 from datagen.config.sandbox import EnvConfig, SandboxConfig
 from datagen.config.teacher import TeacherConfig
 
@@ -65,7 +66,9 @@ class TasksRecipe(StrictModel):
     inputs: list[str] = Field(default_factory=lambda: ["sample_data/*"], description="dirs / git repos / "
                               "globs; a relative path that does not exist is looked up in the bundled sample_data/")
     output: str = "out/tasks"
-    workers: int = Field(1, ge=1, description="parallel sandboxed test runs")
+    workers: int = Field(1, ge=1, description="parallel sandboxed test runs (local); parallel tasks (ray)")
+    executor: ExecutorConfig = Field(ExecutorConfig(), description="where the sandboxed stages run (baselines, "
+                                     "validation): one datatrove task per repo on slurm or ray")
     seed: int = Field(0, description="seed of every random choice (same seed, same tasks)")
     crawl: CrawlConfig = CrawlConfig()
     sandbox: SandboxConfig = SandboxConfig()

@@ -17,7 +17,7 @@ import os
 import shutil
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -151,6 +151,14 @@ class _Prepared:
 
 
 @dataclass
+class Graded:
+    """One task's graded attempts, or why none could be graded (its environment failed)."""
+
+    attempts: list[AttemptResult]
+    error: str | None = None
+
+
+@dataclass
 class DifficultyReport:
     """What ``DifficultyScorer.score`` found: every attempt and one row per task."""
 
@@ -188,39 +196,82 @@ class DifficultyScorer:
         return self._envs
 
     def score(self, tasks: Sequence[tuple[TaskRecord, Path]], run_id: str = "") -> DifficultyReport:
-        """Attempt and grade every task; never raises for one bad task (its row says why)."""
+        """Attempt and grade every task; never raises for one bad task (its row says why).
+        The steps a build spreads over a cluster, in one call: ``prepare``, ``ask``,
+        ``grade_tasks`` and ``report``."""
         if not self.cfg.enabled:
             rows = [self._row(t, run_id, []) for t, _ in tasks]
             return DifficultyReport([], rows, self.policy_id, run_id)
-        if self.policy is None:
-            raise ValueError("difficulty is enabled but no policy was given")
+        prepared = self.prepare(tasks)
+        answers = self.ask(prepared)
+        graded = self.grade_tasks([(p.task, p.base, answers[p.task.instance_id]) for p in prepared
+                                   if p.error is None], self.workers)
+        return self.report(prepared, graded, run_id)
+
+    @property
+    def workers(self) -> int:
+        return self.cfg.workers or os.cpu_count() or 1
+
+    def prepare(self, tasks: Sequence[tuple[TaskRecord, Path]]) -> list[_Prepared]:
+        """Each task's prompt, read from its source at the base commit (or why it has none)."""
         root = Path(tempfile.mkdtemp(prefix="datagen-difficulty-", dir=self.work_root))
-        workers = self.cfg.workers or os.cpu_count() or 1
         try:
-            with ThreadPoolExecutor(workers) as pool:
-                prepared = list(pool.map(lambda n: self._prepare(*tasks[n], root / str(n)),
-                                         range(len(tasks))))
-                answers = self._ask([p for p in prepared if p.error is None])
-                jobs = [(p, i, r) for p in prepared if p.error is None
-                        for i, r in enumerate(answers[p.task.instance_id])]
-                graded = list(pool.map(lambda j: self.grade(j[0], j[1], j[2]), jobs))
+            with ThreadPoolExecutor(self.workers) as pool:
+                return list(pool.map(lambda n: self._prompt(*tasks[n], root / str(n)), range(len(tasks))))
         finally:
             shutil.rmtree(root, ignore_errors=True)
-        by_task: dict[str, list[AttemptResult]] = {}
-        for a in graded:
-            by_task.setdefault(a.instance_id, []).append(a)
-        rows = [self._row(p.task, run_id, by_task.get(p.task.instance_id, []), p.error) for p in prepared]
-        return DifficultyReport(graded, rows, self.policy_id, run_id)
 
-    def _prepare(self, task: TaskRecord, base: Path, scratch: Path) -> _Prepared:
-        """Lay out the source once: read the prompt's files, build (or reuse) the env."""
+    def _prompt(self, task: TaskRecord, base: Path, scratch: Path) -> _Prepared:
         prep = _Prepared(task, base, scratch)
         src = scratch / "src"
         src.mkdir(parents=True)
         try:
             materialize(task, base, src)
-            files = read_context(src, context_paths(task), self.cfg.max_context_chars)
-            prep.prompt = attempt_prompt(task, files)
+            prep.prompt = attempt_prompt(task, read_context(src, context_paths(task), self.cfg.max_context_chars))
+        except SkipItem as exc:
+            prep.error = exc.reason
+        finally:
+            shutil.rmtree(src, ignore_errors=True)
+        return prep
+
+    def ask(self, prepared: list[_Prepared]) -> dict[str, list[TeacherResult]]:
+        """K answers per prepared task, all tasks' requests in one batch (so the policy's
+        concurrency is used)."""
+        if self.policy is None:
+            raise ValueError("difficulty is enabled but no policy was given")
+        ready = [p for p in prepared if p.error is None]
+        requests = [r for p in ready for r in attempt_requests(p.task, p.prompt, self.cfg)]
+        results = self.policy.generate(requests) if requests else []
+        return {p.task.instance_id: results[n * self.cfg.k:(n + 1) * self.cfg.k] for n, p in enumerate(ready)}
+
+    def grade_tasks(self, jobs: Sequence[tuple[TaskRecord, Path, list[TeacherResult]]], workers: int,
+                    done: Callable[[str, Graded], None] | None = None) -> dict[str, Graded]:
+        """Every answer of every task graded, ``workers`` at a time; no policy needed.
+        ``done(instance_id, graded)`` is called as each task's grading completes."""
+        root = Path(tempfile.mkdtemp(prefix="datagen-grading-", dir=self.work_root))
+        out: dict[str, Graded] = {}
+        try:
+            with ThreadPoolExecutor(max(1, workers)) as pool:
+                laid = list(pool.map(lambda n: self._lay_out(jobs[n][0], jobs[n][1], root / str(n)),
+                                     range(len(jobs))))
+                futures = [[pool.submit(self.grade, p, i, a) for i, a in enumerate(job[2])] if p.error is None
+                           else [] for p, job in zip(laid, jobs)]
+                for p, attempts in zip(laid, futures):
+                    out[p.task.instance_id] = Graded([f.result() for f in attempts], p.error)
+                    if done is not None:
+                        done(p.task.instance_id, out[p.task.instance_id])
+        finally:
+            shutil.rmtree(root, ignore_errors=True)
+        return out
+
+    def _lay_out(self, task: TaskRecord, base: Path, scratch: Path) -> _Prepared:
+        """The task's environment, built (or reused) from its source at the base commit.
+        Built where the attempts are graded (a cluster node), after the policy was asked."""
+        prep = _Prepared(task, base, scratch)
+        src = scratch / "src"
+        src.mkdir(parents=True)
+        try:
+            materialize(task, base, src)
             if task.runner == "pytest":
                 prep.env = self.envs().ensure(src)
         except SkipItem as exc:
@@ -229,14 +280,15 @@ class DifficultyScorer:
             shutil.rmtree(src, ignore_errors=True)
         return prep
 
-    def _ask(self, prepared: list[_Prepared]) -> dict[str, list[TeacherResult]]:
-        """All tasks' K requests in one batch, so the policy's concurrency is used."""
-        requests = [r for p in prepared for r in attempt_requests(p.task, p.prompt, self.cfg)]
-        results = self.policy.generate(requests) if requests else []
-        out: dict[str, list[TeacherResult]] = {}
-        for n, p in enumerate(prepared):
-            out[p.task.instance_id] = results[n * self.cfg.k:(n + 1) * self.cfg.k]
-        return out
+    def report(self, prepared: list[_Prepared], graded: dict[str, Graded], run_id: str) -> DifficultyReport:
+        """Every attempt (task order, then sample) and one row per task."""
+        attempts: list[AttemptResult] = []
+        rows: list[DifficultyRow] = []
+        for p in prepared:
+            g = graded.get(p.task.instance_id, Graded([], p.error))
+            attempts += g.attempts
+            rows.append(self._row(p.task, run_id, g.attempts, p.error or g.error))
+        return DifficultyReport(attempts, rows, self.policy_id, run_id)
 
     def grade(self, prep: _Prepared, sample: int, answer: TeacherResult) -> AttemptResult:
         """One attempt, graded; a failed one carries its reason and a hint."""

@@ -76,3 +76,31 @@ def test_stage_overrides_are_routed():
                                    "rl_pool.difficulty.k=8", "cpt_corpus.inputs=[a]"])
     assert own == ["tasks.enabled=false", "workers=2", "cpt_corpus.inputs=[a]"]
     assert stages == {"cpt_corpus": [], "tasks": ["synth.scale=3"], "rl_pool": ["difficulty.k=8"]}
+
+
+def test_a_submitted_tasks_stage_leaves_the_pool_stage_for_the_next_run(tmp_path):
+    """--set tasks.executor.kind=slurm: the tasks stage is submitted (the stand-in queue is
+    held, then cancelled), and the pool stage does not read a tasks.jsonl that is not there."""
+    import fcntl
+    import subprocess
+    import sys
+
+    from tests.builds.executorkit import jobs, slurm_env
+    from tests.synth.buildkit import SITE, make_minilib
+
+    minilib = make_minilib(tmp_path / "minilib")
+    state = tmp_path / "state"
+    env = slurm_env(state, "", DATAGEN_CACHE=str(tmp_path / "cache"))
+    sets = ["cpt_corpus.enabled=false", "tasks.executor.kind=slurm", f"tasks.env.inherit_site_packages=[{SITE}]",
+            "tasks.synth.families=[procedural]"]
+    cmd = [sys.executable, "-m", "datagen.cli.app", "build", "all", "-i", str(minilib), "-o", "out",
+           *sum((["--set", s] for s in sets), [])]
+    state.mkdir()
+    with open(state / "lock.queue", "w") as held:  # nothing runs while the test holds the queue
+        fcntl.flock(held, fcntl.LOCK_EX)
+        proc = subprocess.run(cmd, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+        subprocess.run(["scancel", *(str(j["id"]) for j in jobs(state))], env=env, check=True)
+    assert proc.returncode == 0, proc.stderr
+    summary = " ".join(proc.stdout.split())
+    assert "tasks │ submitted: job" in summary and "rl-pool │ waits for tasks" in summary, proc.stdout
+    assert not (tmp_path / "out" / "rl-pool").exists()

@@ -13,27 +13,16 @@ import json
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
-import duckdb
 import pytest
 
 from datagen.builds.cpt_corpus import run_cpt_corpus
+from tests.builds.executorkit import jobs, manifest_rows, slurm_env, wait_for_queue
 
 pytestmark = pytest.mark.slow
-ROOT = Path(__file__).resolve().parents[2]
-STANDIN = ROOT / "tests" / "standin" / "slurm"
 SETS = ["crawl.files_per_task=20"]  # 5 crawl tasks over sample_data
-TABLES = ("files", "shards", "clusters", "repo_orders")
-
-
-def manifest_rows(out: Path) -> dict[str, list[tuple]]:
-    con = duckdb.connect(str(out / "manifest.duckdb"), read_only=True)
-    try:
-        return {t: sorted(con.execute(f"SELECT * FROM {t}").fetchall(), key=repr) for t in TABLES}
-    finally:
-        con.close()
+TABLES = {t: () for t in ("files", "shards", "clusters", "repo_orders")}
 
 
 def assert_same_build(a: Path, b: Path) -> None:
@@ -41,7 +30,7 @@ def assert_same_build(a: Path, b: Path) -> None:
     assert shards and shards == sorted(p.relative_to(b) for p in (b / "data").glob("*.parquet"))
     for rel in shards:
         assert (a / rel).read_bytes() == (b / rel).read_bytes(), rel
-    assert manifest_rows(a) == manifest_rows(b)
+    assert manifest_rows(a, TABLES) == manifest_rows(b, TABLES)
 
 
 @pytest.fixture(scope="module")
@@ -57,23 +46,6 @@ def local_build(tmp_path_factory) -> Path:
     finally:
         os.chdir(here)
     return root / "out"
-
-
-def slurm_env(state: Path, fail: str) -> dict[str, str]:
-    return {"PATH": f"{STANDIN}:{Path(sys.executable).parent}:/usr/bin:/bin", "PYTHONPATH": str(ROOT),
-            "STANDIN_SLURM_DIR": str(state), "STANDIN_PYTHON": sys.executable, "STANDIN_SLURM_FAIL": fail,
-            "HOME": os.environ.get("HOME", "/tmp"), "COLUMNS": "200", "DATAGEN_NO_PROGRESS": "1"}
-
-
-def wait_for_queue(env: dict[str, str], timeout: float = 300) -> None:
-    deadline = time.monotonic() + timeout
-    while subprocess.run(["squeue", "-h"], env=env, capture_output=True, text=True).stdout.strip():
-        assert time.monotonic() < deadline, "the stand-in queue did not drain"
-        time.sleep(1)
-
-
-def jobs(state: Path) -> list[dict]:
-    return sorted((json.loads(p.read_text()) for p in (state / "jobs").glob("*.json")), key=lambda j: j["id"])
 
 
 def test_slurm_build_with_a_lost_array_task_resumes_and_matches_local(local_build, tmp_path):
@@ -127,15 +99,6 @@ def test_scancel_of_the_queued_build_job_leaves_the_run_resumable(local_build, t
     wait_for_queue(env)
     assert next(j for j in jobs(state) if j["id"] == build)["state"] == "CANCELLED"
     assert_same_build(local_build, tmp_path / "out")
-
-
-@pytest.fixture(scope="module")
-def ray_cluster():
-    ray = pytest.importorskip("ray", reason="ray is not installed (pip install 'datagen[ray]')")
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
-             runtime_env={"env_vars": {"PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}})
-    yield ray
-    ray.shutdown()
 
 
 def test_ray_build_matches_local(local_build, ray_cluster, tmp_path, monkeypatch):

@@ -18,6 +18,7 @@ from datagen.builds.rl_pool import run_rl_pool
 from datagen.cli.app import app
 from datagen.pool.ledger import take
 from datagen.sandbox.select import bwrap_works
+from tests.builds.executorkit import manifest_rows
 from tests.sandbox.conftest import make_task_repo
 from tests.teachers.fake_server import FakeOpenAI
 
@@ -106,6 +107,25 @@ def test_pool_keeps_the_band_and_hands_each_instruction_out_once(tmp_path, tasks
 
     taken = take(out, 5, "run-1")
     assert [t["task_id"] for t in taken] == ["calc__add"] and take(out, 5, "run-2") == []
+
+
+# what two builds of one pool may differ in: grading times, and policy calls paid only once
+POOL_TABLES = {"pool": (), "pool_drops": (), "attempts": ("duration_s",), "difficulty": (), "scores": ()}
+
+
+def test_ray_grading_matches_local(tmp_path, tasks_file, ray_cluster):
+    """The attempts graded by a datatrove stage on a local Ray instance: same pool, same rows."""
+    if not bwrap_works()[0]:
+        pytest.skip("the pool build runs policy patches only in bwrap")
+    fix = json.loads(tasks_file.read_text().splitlines()[0])["patch"]
+    with FakeOpenAI(answer=policy_answer(fix)) as server:
+        local = run_rl_pool(tasks=tasks_file, output=tmp_path / "local", overrides=overrides(tmp_path, server))
+        ray = run_rl_pool(tasks=tasks_file, output=tmp_path / "ray",
+                          overrides=[*overrides(tmp_path, server), "executor.kind=ray", "workers=2"])
+    assert local.funnel == ray.funnel and local.funnel["in band"] == 1
+    for rel in ("data/train-00000-of-00001.parquet", "exports/verl/train.parquet", "sft/train.jsonl"):
+        assert (local.output / rel).read_bytes() == (ray.output / rel).read_bytes(), rel
+    assert manifest_rows(local.output, POOL_TABLES) == manifest_rows(ray.output, POOL_TABLES)
 
 
 def test_without_a_policy_every_clean_instruction_is_pooled_with_an_unknown_pass_rate(tmp_path, tasks_file, capfd):
