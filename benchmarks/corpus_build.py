@@ -15,8 +15,11 @@ Both sides run as fresh processes with 2 workers (``--workers``), in interleaved
   whitespace word tokenizer and no text normalisation (the near-dedup comparison's setup,
   ``benchmarks/near_dedup.py``), the same shingles and permutations as datagen.
 
-Prints each round's wall times, the ratio (datatrove / datagen: above 1 means the whole
-datagen build is faster than datatrove's dedup alone) and datagen's time per stage.
+Prints each round's wall time and, where the host lets us make a cpuacct cgroup, the
+core-seconds of the whole process tree (steadier than wall time on a shared machine);
+the ratios (datatrove / datagen: above 1 means the whole datagen build is faster than
+datatrove's dedup alone) and datagen's time per stage. ``--root`` runs the datagen of
+another checkout (e.g. to compare two branches in one run).
 
     python benchmarks/corpus_build.py --mb 50 --rounds 3
 """
@@ -37,6 +40,31 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+CPUACCT = Path("/sys/fs/cgroup/cpuacct")
+
+
+def timed(cmd: list[str], **kw) -> tuple[subprocess.CompletedProcess, float, float]:
+    """Run ``cmd``; (result, wall s, core-s of its process tree or NaN without a cgroup)."""
+    group = CPUACCT / f"corpus-bench-{os.getpid()}-{time.monotonic_ns()}"
+    try:
+        group.mkdir()
+    except OSError:
+        group = None
+
+    def enter() -> None:
+        if group is not None:
+            (group / "cgroup.procs").write_text(str(os.getpid()))
+
+    t0 = time.perf_counter()
+    done = subprocess.run(cmd, preexec_fn=enter, capture_output=True, text=True, **kw)
+    wall = time.perf_counter() - t0
+    cpu = float("nan")
+    if group is not None:
+        cpu = int((group / "cpuacct.usage").read_text()) / 1e9
+        group.rmdir()
+    if done.returncode:
+        sys.exit(f"{cmd[:6]} failed:\n{done.stdout}\n{done.stderr}")
+    return done, wall, cpu
 
 
 def build_corpus(dest: Path, mb: float, seed: int) -> list[Path]:
@@ -65,24 +93,19 @@ def build_corpus(dest: Path, mb: float, seed: int) -> list[Path]:
     return sorted(repos)
 
 
-def run_datagen(repos: list[Path], out: Path, workers: int) -> tuple[float, str]:
+def run_datagen(root: Path, repos: list[Path], out: Path, workers: int) -> tuple[float, float, str]:
     cmd = [sys.executable, "-m", "datagen.cli.app", "build", "cpt-corpus", "-i", *map(str, repos),
            "-o", str(out), "-w", str(workers), "--set", "crawl.licenses=any"]
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "200"}
-    t0 = time.perf_counter()
-    done = subprocess.run(cmd, env=env, capture_output=True, text=True)
-    wall = time.perf_counter() - t0
-    if done.returncode:
-        sys.exit(f"datagen failed:\n{done.stdout}\n{done.stderr}")
-    stages = re.search(r"time per stage: (.*)", done.stdout + done.stderr)
-    return wall, stages.group(1).strip() if stages else "?"
+    env = {**os.environ, "PYTHONPATH": str(root), "COLUMNS": "200"}
+    done, wall, cpu = timed(cmd, env=env)
+    stages = re.search(r"time per stage: (.*?)(?:manifest [\d.]+ s)?$", done.stdout + done.stderr, re.M)
+    return wall, cpu, stages.group(1).strip(" ,") if stages else "?"
 
 
-def run_datatrove(corpus: Path, out: Path, workers: int) -> float:
+def run_datatrove(corpus: Path, out: Path, workers: int) -> tuple[float, float]:
     cmd = [sys.executable, __file__, "--datatrove-only", str(corpus), str(out), "--workers", str(workers)]
-    t0 = time.perf_counter()
-    subprocess.run(cmd, check=True, capture_output=True)
-    return time.perf_counter() - t0
+    _, wall, cpu = timed(cmd)
+    return wall, cpu
 
 
 def datatrove_pipeline(corpus: Path, out: Path, workers: int) -> None:
@@ -151,6 +174,7 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--root", type=Path, default=ROOT, help="checkout whose datagen runs")
     ap.add_argument("--keep", type=Path, help="build (or reuse) the corpus here and keep it")
     ap.add_argument("--datatrove-only", nargs=2, type=Path, metavar=("CORPUS", "OUT"), help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -163,23 +187,27 @@ def main() -> None:
             repos = sorted(p for p in corpus.iterdir() if p.is_dir())
         else:
             repos = build_corpus(corpus, args.mb, args.seed)
-        dg, dt = [], []
+        runs: dict[str, list[tuple[float, float]]] = {"datagen": [], "datatrove": []}
         for i in range(args.rounds):
             for side in ("datatrove", "datagen") if i % 2 == 0 else ("datagen", "datatrove"):
                 out = tmp / f"{side}-{i}"
                 if side == "datagen":
-                    wall, stages = run_datagen(repos, out, args.workers)
-                    dg.append(wall)
-                    print(f"round {i + 1}: datagen   {wall:6.2f} s  ({stages})", flush=True)
+                    wall, cpu, stages = run_datagen(args.root, repos, out, args.workers)
+                    note = f"  ({stages})"
                 else:
-                    dt.append(run_datatrove(corpus, out, args.workers))
-                    print(f"round {i + 1}: datatrove {dt[-1]:6.2f} s", flush=True)
+                    wall, cpu = run_datatrove(corpus, out, args.workers)
+                    note = ""
+                runs[side].append((wall, cpu))
+                print(f"round {i + 1}: {side:9s} {wall:6.2f} s wall, {cpu:6.2f} core-s{note}", flush=True)
                 shutil.rmtree(out, ignore_errors=True)
-        print(f"datagen build cpt-corpus -w {args.workers}:  median {statistics.median(dg):6.2f} s  {dg}")
-        print(f"datatrove MinHash pipeline -w {args.workers}: median {statistics.median(dt):6.2f} s  {dt}")
-        ratios = [t / g for t, g in zip(dt, dg, strict=True)]
-        print(f"ratio datatrove / datagen: median {statistics.median(ratios):.2f}x "
-              f"(rounds: {', '.join(f'{r:.2f}' for r in ratios)})")
+        for side, name in (("datagen", "datagen build cpt-corpus"), ("datatrove", "datatrove MinHash pipeline")):
+            walls, cpus = zip(*runs[side], strict=True)
+            print(f"{name} -w {args.workers}: median {statistics.median(walls):6.2f} s wall, "
+                  f"{statistics.median(cpus):6.2f} core-s")
+        for k, what in ((0, "wall"), (1, "core-s")):
+            ratios = [t[k] / g[k] for t, g in zip(runs["datatrove"], runs["datagen"], strict=True)]
+            print(f"ratio datatrove / datagen ({what}): median {statistics.median(ratios):.2f}x "
+                  f"(rounds: {', '.join(f'{r:.2f}' for r in ratios)})")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

@@ -20,11 +20,15 @@ from datagen.records import FileRow
 from datagen.records.base import arrow_schema
 
 CRAWL_EXCLUDE = ("run_id", "shard")
+# Imported by pyarrow on first use in every worker (``pa.array`` asks pandas whether a list
+# is a DataFrame; ``pq.read_table`` goes through pyarrow.dataset): about a second each.
+WORKER_LIBRARIES = ("pandas", "pyarrow.dataset")
 
 
 def crawl_schema() -> pa.Schema:
-    """Columns of the crawl stage's parquet: FileRow fields (minus run-level ones) + text."""
-    return arrow_schema(FileRow, exclude=CRAWL_EXCLUDE, extra={"text": pa.large_string()})
+    """Columns of the crawl stage's parquet: FileRow fields (minus run-level ones), the
+    import specifiers for repo ordering (``ImportsStep``; not a manifest column) and text."""
+    return arrow_schema(FileRow, exclude=CRAWL_EXCLUDE, extra={"imports": pa.string(), "text": pa.large_string()})
 
 
 class UnknownField(ValueError):
@@ -121,15 +125,15 @@ def preload_worker_modules(pipeline: list) -> list[str]:
     """Have the forkserver import the modules of ``pipeline``'s steps before it forks.
 
     datatrove's pool workers are forked from one forkserver per build process; without a
-    preload every worker of every stage imports datatrove, pyarrow, polars, tree-sitter and
-    the steps' modules again when it unpickles its pipeline (about a second of CPU per
-    worker, several seconds per build). The list only counts until the forkserver starts
+    preload every worker of every stage imports datatrove, pyarrow, pandas, polars,
+    tree-sitter and the steps' modules again when it unpickles its pipeline (1-2 s of CPU
+    per worker, several seconds per build). The list only counts until the forkserver starts
     (the first stage with more than one worker), so the crawl's steps decide it. Returns
     the list now in force.
     """
     from multiprocess import forkserver
 
-    modules = sorted({"datagen.builds.steps", *(type(step).__module__ for step in pipeline)})
+    modules = sorted({"datagen.builds.steps", *WORKER_LIBRARIES, *(type(step).__module__ for step in pipeline)})
     server = forkserver._forkserver
     if server._forkserver_pid is None:  # not started yet
         server.set_forkserver_preload(["__main__", *modules])
