@@ -43,6 +43,17 @@ ROOT = Path(__file__).resolve().parent.parent
 CPUACCT = Path("/sys/fs/cgroup/cpuacct")
 
 
+def _remove_group(group: Path) -> None:
+    """Remove a cgroup once its last process is gone (a forkserver may outlive the build
+    by a moment); leave it after 5 s."""
+    for _ in range(50):
+        try:
+            group.rmdir()
+            return
+        except OSError:
+            time.sleep(0.1)
+
+
 def timed(cmd: list[str], **kw) -> tuple[subprocess.CompletedProcess, float, float]:
     """Run ``cmd``; (result, wall s, core-s of its process tree or NaN without a cgroup)."""
     group = CPUACCT / f"corpus-bench-{os.getpid()}-{time.monotonic_ns()}"
@@ -61,7 +72,7 @@ def timed(cmd: list[str], **kw) -> tuple[subprocess.CompletedProcess, float, flo
     cpu = float("nan")
     if group is not None:
         cpu = int((group / "cpuacct.usage").read_text()) / 1e9
-        group.rmdir()
+        _remove_group(group)
     if done.returncode:
         sys.exit(f"{cmd[:6]} failed:\n{done.stdout}\n{done.stderr}")
     return done, wall, cpu
