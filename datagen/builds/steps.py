@@ -20,9 +20,6 @@ from datagen.records import FileRow
 from datagen.records.base import arrow_schema
 
 CRAWL_EXCLUDE = ("run_id", "shard")
-# Imported by pyarrow on first use in every worker (``pa.array`` asks pandas whether a list
-# is a DataFrame; ``pq.read_table`` goes through pyarrow.dataset): about a second each.
-WORKER_LIBRARIES = ("pandas", "pyarrow.dataset")
 
 
 def crawl_schema() -> pa.Schema:
@@ -121,31 +118,11 @@ def _children_die_with_parent():
         multiprocess.Manager, multiprocess.pool.Pool = original
 
 
-def preload_worker_modules(pipeline: list) -> list[str]:
-    """Have the forkserver import the modules of ``pipeline``'s steps before it forks.
-
-    datatrove's pool workers are forked from one forkserver per build process; without a
-    preload every worker of every stage imports datatrove, pyarrow, pandas, polars,
-    tree-sitter and the steps' modules again when it unpickles its pipeline (1-2 s of CPU
-    per worker, several seconds per build). The list only counts until the forkserver starts
-    (the first stage with more than one worker), so the crawl's steps decide it. Returns
-    the list now in force.
-    """
-    from multiprocess import forkserver
-
-    modules = sorted({"datagen.builds.steps", *WORKER_LIBRARIES, *(type(step).__module__ for step in pipeline)})
-    server = forkserver._forkserver
-    if server._forkserver_pid is None:  # not started yet
-        server.set_forkserver_preload(["__main__", *modules])
-    return list(server._preload_modules)
-
-
 class QuietLocalExecutor(LocalPipelineExecutor):
     """datatrove's local executor, with each task's console log kept in its log file only.
 
     datatrove adds a stderr sink per task; under a progress bar that is noise. The task
-    logs still land in ``<logging_dir>/logs/`` and errors still propagate. Workers fork
-    from a forkserver that has the steps' modules imported already (``preload_worker_modules``).
+    logs still land in ``<logging_dir>/logs/`` and errors still propagate.
     """
 
     def run(self):
@@ -153,7 +130,6 @@ class QuietLocalExecutor(LocalPipelineExecutor):
 
         logger.remove()  # datatrove's INFO lines on the main process; warnings still show
         logger.add(sys.__stderr__, level="WARNING")
-        preload_worker_modules(self.pipeline)
         with _children_die_with_parent():
             return super().run()
 
