@@ -313,8 +313,8 @@ def _stage_dir(crawl_parquets: list[Path], work_dir: Path, cfg: NearDedupConfig,
 
 # Crawl parquet bytes (zstd; about 4x as much text) below which one more worker process
 # costs more than it saves: each stage's pool starts processes and ships them its
-# pipeline, about as long as hashing this much text (measured on 50 MB of Python with
-# ``-w 2``: 2.1-2.6 s against 1.2-1.4 s in one process).
+# pipeline, about as long as hashing this much text (on 50 MB of Python the stage took
+# 2.1-2.6 s with ``-w 2`` against 1.2-1.4 s in one process).
 MIN_BYTES_PER_TASK = 32 << 20
 
 

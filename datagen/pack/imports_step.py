@@ -19,11 +19,8 @@ class ImportsStep(FileStep):
     query; never drops a file. Runs last: it must see the text the shards will hold."""
 
     name = "import specifiers"
-    section = "pack"
-    writes = ("imports",)
-
-    def __init__(self, cfg: object = None):
-        super().__init__()
+    section = "pack"  # the build adds it when ``pack.order`` is ``imports`` (not a FILE_STEPS entry)
+    writes = ("imports",)  # a crawl column, not a FileRow field
 
     def process(self, doc: Document) -> None:
         lang = doc.metadata.get("lang")
