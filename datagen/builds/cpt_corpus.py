@@ -57,6 +57,7 @@ from datagen.curate.base import FileStep, StepContext
 from datagen.curate.dedup import apply_near_dedup, exact_dedup
 from datagen.errors import JobsSubmitted
 from datagen.pack.corpus import check_pack_setup, pack_corpus
+from datagen.pack.imports_step import ImportsStep
 from datagen.pack.ordering import RepoOrderer, split_of
 from datagen.records import PackOutputRow, Record, RepoDocRow, RepoOrderRow, ShardRow
 from datagen.records.pack import TokenCountRow
@@ -218,8 +219,10 @@ def _crawl(s: _Stages, repos: list[Repo], listed: list) -> list[str]:
     if not listing.exists():
         _write_listing(listing, listed, s.cfg.crawl.files_per_task)
     tasks = max(1, math.ceil(len(listed) / s.cfg.crawl.files_per_task))
+    # Import specifiers are read here, in the workers, once (not again when ordering).
+    imports = [ImportsStep()] if s.cfg.pack.order == "imports" else []
     steps = [RepoFileReader(str(listing), s.cfg.crawl.files_per_task, s.cfg.crawl),
-             *file_steps(s.cfg, repos), RowsParquetWriter(str(s.work / "crawl"))]
+             *file_steps(s.cfg, repos), *imports, RowsParquetWriter(str(s.work / "crawl"))]
     with s.clock.stage("crawl"):
         s.runner.run("crawling", steps, tasks, min(s.cfg.workers, tasks), s.work / "logs" / "crawl",
                      progress={"files_per_task": s.cfg.crawl.files_per_task, "total_files": len(listed)})
@@ -230,7 +233,7 @@ def _decide(s: _Stages, con: duckdb.DuckDBPyConnection, crawl_files: list[str]) 
     """Stage 3: table ``files`` from the crawl output, then exact and near dedup."""
     with s.clock.stage("dedup"):
         con.execute(
-            "CREATE TABLE files AS SELECT * EXCLUDE (text) FROM read_parquet(?) ORDER BY repo, path",
+            "CREATE TABLE files AS SELECT * EXCLUDE (text, imports) FROM read_parquet(?) ORDER BY repo, path",
             [crawl_files],
         )
         if s.cfg.dedup.exact:
@@ -244,7 +247,8 @@ def _write_shards(s: _Stages, con: duckdb.DuckDBPyConnection,
                   crawl_files: list[str]) -> tuple[list[ShardRow], dict[str, list[Path]], RepoOrderer]:
     """Stage 4: text shards per split (train, and validation for held-out repos), staged."""
     data_dir = s.stage / "data"
-    orderer = RepoOrderer(s.cfg.pack, workers=s.cfg.workers, aliases=_duplicate_aliases(con))
+    # One process: the crawl wrote each file's imports, only their resolution is left.
+    orderer = RepoOrderer(s.cfg.pack, aliases=_duplicate_aliases(con))
     shard_rows: list[ShardRow] = []
     text_shards: dict[str, list[Path]] = {}
     with s.clock.stage("order + shards"):

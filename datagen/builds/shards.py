@@ -36,7 +36,7 @@ def iter_repos(con: duckdb.DuckDBPyConnection, crawl_files: list[str], batch_row
     only = "" if repos is None else "AND c.repo IN (SELECT unnest(?::VARCHAR[]))"
     rel = con.cursor().sql(
         f"""
-        SELECT c.file_id AS id, c.repo, c.path, c.lang, c.license, c.text
+        SELECT c.file_id AS id, c.repo, c.path, c.lang, c.license, c.imports, c.text
         FROM read_parquet(?) c JOIN files f USING (file_id)
         WHERE f.decision = 'kept' {only} ORDER BY c.repo, c.path
         """,

@@ -23,8 +23,9 @@ CRAWL_EXCLUDE = ("run_id", "shard")
 
 
 def crawl_schema() -> pa.Schema:
-    """Columns of the crawl stage's parquet: FileRow fields (minus run-level ones) + text."""
-    return arrow_schema(FileRow, exclude=CRAWL_EXCLUDE, extra={"text": pa.large_string()})
+    """Columns of the crawl stage's parquet: FileRow fields (minus run-level ones), the
+    import specifiers for repo ordering (``ImportsStep``; not a manifest column) and text."""
+    return arrow_schema(FileRow, exclude=CRAWL_EXCLUDE, extra={"imports": pa.string(), "text": pa.large_string()})
 
 
 class UnknownField(ValueError):

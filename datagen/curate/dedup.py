@@ -17,7 +17,7 @@ import duckdb
 from datatrove.executor import LocalPipelineExecutor
 
 from datagen.config.curate import NearDedupConfig
-from datagen.curate.near_dedup import near_dedup
+from datagen.curate.near_dedup import near_dedup, useful_workers
 
 
 def exact_dedup(con: duckdb.DuckDBPyConnection, table: str = "files") -> int:
@@ -60,9 +60,9 @@ def apply_near_dedup(
     con.execute(
         f"COPY (SELECT file_id FROM files WHERE decision = 'dropped' ORDER BY file_id) TO '{exclude}' (FORMAT parquet)"
     )
-    clusters = near_dedup(
-        [Path(p) for p in crawl_files], work / "near_dedup", cfg, workers, exclude=exclude, executor=executor
-    )
+    parquets = [Path(p) for p in crawl_files]
+    clusters = near_dedup(parquets, work / "near_dedup", cfg, useful_workers(parquets, workers),
+                          exclude=exclude, executor=executor)
     con.execute("CREATE OR REPLACE TEMP TABLE _near AS SELECT * FROM read_parquet(?)", [str(clusters)])
     con.execute("UPDATE files SET cluster_id = n.cluster_id FROM _near n WHERE files.file_id = n.file_id")
     con.execute(

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+import polars as pl
 from datatrove.data import Document
 
 from datagen.config.base import load_yaml_pack
@@ -25,6 +26,22 @@ _DATA_PATTERN = (
 )
 _DATA_LINE = re.compile(_DATA_PATTERN)
 _ANY_DATA_LINE = re.compile(_DATA_PATTERN, re.MULTILINE)  # one pass: most files have none
+# A superset of ``_ANY_DATA_LINE`` in Rust's linear-time regex (polars), ~10x faster than
+# Python's ``re`` on code: ``\s`` plus what ``str.isspace`` adds, any numeric character for
+# ``\d``, eight repetitions being enough to match ``{8,}``. Only a file it matches is
+# searched with ``_ANY_DATA_LINE``, so the scores are exactly those of the Python pattern.
+_S, _D = r"[\s\x1c-\x1f]", r"\p{N}"
+_DATA_GATE = (
+    rf"(?m)^{_S}*(?:[-+]?(?:0x[0-9a-fA-F]+|{_D}+(?:\.{_D}+)?(?:[eE][-+]?{_D}+)?){_S}*,{_S}*){{8}}"
+    r"|[A-Za-z0-9+/=]{120}"
+)
+
+
+def may_have_data_lines(texts: list[str]) -> list[bool]:
+    """For each text, False when no line of it can be data-like (``_DATA_GATE``)."""
+    if not texts:
+        return []
+    return pl.Series("t", texts, dtype=pl.String).str.contains(_DATA_GATE).to_list()
 
 
 def count_alnum(text: str) -> int:
@@ -52,11 +69,15 @@ def load_thresholds(rules: str) -> dict[str, Thresholds]:
     return table
 
 
-def quality_scores(text: str) -> dict[str, float | int]:
+def quality_scores(text: str, may_have_data: bool = True) -> dict[str, float | int]:
+    """The scores of one file; ``may_have_data=False`` (from ``may_have_data_lines``)
+    skips the data-line search."""
     lines = text.splitlines() or [""]
     lengths = [len(line) for line in lines]
     alnum = count_alnum(text)
-    data_lines = sum(1 for line in lines if _DATA_LINE.search(line)) if _ANY_DATA_LINE.search(text) else 0
+    data_lines = 0
+    if may_have_data and _ANY_DATA_LINE.search(text):
+        data_lines = sum(1 for line in lines if _DATA_LINE.search(line))
     return {
         "max_line_length": max(lengths),
         "avg_line_length": round(sum(lengths) / len(lines), 4),
@@ -86,13 +107,21 @@ class QualityStep(FileStep):
     name = "quality"
     section = "quality"
     writes = ("max_line_length", "avg_line_length", "alnum_fraction")
+    batch_docs = 256  # the data-line gate runs once per batch
 
     def __init__(self, cfg: QualityConfig):
         super().__init__()
         self.thresholds = load_thresholds(cfg.rules)
 
+    def process_batch(self, docs: list[Document]) -> None:
+        for doc, maybe in zip(docs, may_have_data_lines([d.text for d in docs]), strict=True):
+            self._score(doc, maybe)
+
     def process(self, doc: Document) -> None:
-        scores = quality_scores(doc.text)
+        self._score(doc, True)
+
+    def _score(self, doc: Document, may_have_data: bool) -> None:
+        scores = quality_scores(doc.text, may_have_data)
         for key in self.writes:
             doc.metadata[key] = scores[key]
         t = self.thresholds.get(doc.metadata.get("lang") or "*", self.thresholds["*"])

@@ -239,32 +239,17 @@ class SecretsStep(FileStep):
     name = "secrets and PII"
     section = "secrets"
     writes = ("secrets_redacted", "secret_kinds")
+    batch_docs = 256  # the prefilter runs once per batch
 
     def __init__(self, cfg: SecretsConfig):
         super().__init__()
         self.cfg = cfg
         self.pack = SecretPack.load(cfg.pack)  # load now: a bad pack fails before the run
 
-    batch_docs = 256
-
-    def run(self, data, rank: int = 0, world_size: int = 1):
-        """Like ``FileStep.run`` but in batches, so the prefilter runs once per batch."""
-        batch: list[Document] = []
-        for doc in data:
-            batch.append(doc)
-            if len(batch) >= self.batch_docs:
-                yield from self._batch(batch)
-                batch = []
-        yield from self._batch(batch)
-
-    def _batch(self, docs: list[Document]):
-        kept = [d for d in docs if d.metadata["decision"] == "kept"]
-        with self.track_time():
-            mask = self.pack.candidates([d.text for d in kept])
-            for doc, rules in zip(kept, mask, strict=True):
-                self._redact(doc, rules)
-        self.stat_update("kept", value=len(kept))
-        yield from docs
+    def process_batch(self, docs: list[Document]) -> None:
+        mask = self.pack.candidates([d.text for d in docs])
+        for doc, rules in zip(docs, mask, strict=True):
+            self._redact(doc, rules)
 
     def process(self, doc: Document) -> None:
         self._redact(doc, None)

@@ -7,6 +7,7 @@ Parsers and compiled queries are cached per process (building them costs ~1 ms e
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
@@ -48,6 +49,20 @@ class Imports:
     specs: list[tuple[str, Any]] = field(default_factory=list)
     package: str | None = None  # java only
     parse_error: bool = False
+
+    def to_json(self) -> str:
+        """Compact JSON; ``from_json`` gives back an equal ``Imports`` (tuples included)."""
+        return json.dumps([self.specs, self.package, self.parse_error], separators=(",", ":"))
+
+    @classmethod
+    def from_json(cls, data: str) -> Imports:
+        specs, package, parse_error = json.loads(data)
+        return cls([(kind, _tuples(value)) for kind, value in specs], package, parse_error)
+
+
+def _tuples(value: Any) -> Any:
+    """JSON arrays back to the tuples the specifiers were made of."""
+    return tuple(_tuples(v) for v in value) if isinstance(value, list) else value
 
 
 _language = ts_language

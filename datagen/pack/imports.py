@@ -52,13 +52,17 @@ def _has(row: Any, name: str) -> bool:
 
 def extract_all(files: Iterable[Any]) -> list[tuple[str, str, Imports]]:
     """``(path, lang, imports)`` of every file in a supported language, in input order: the
-    parsing half of ``import_graph``, which may run elsewhere (e.g. in worker processes)."""
+    parsing half of ``import_graph``, which may run elsewhere (e.g. in worker processes).
+    A row with an ``imports`` value (``Imports.to_json``, written by the crawl's
+    ``ImportsStep``) is not parsed again."""
     out = []
     for f in files:
         lang = _get(f, "lang")
         if lang in SUPPORTED:
             path = _get(f, "path")
-            out.append((path, lang, extract_imports(lang, path, _get(f, "text"))))
+            known = _get(f, "imports") if _has(f, "imports") else None
+            imps = Imports.from_json(known) if known is not None else extract_imports(lang, path, _get(f, "text"))
+            out.append((path, lang, imps))
     return out
 
 

@@ -12,16 +12,39 @@ records why. torch, transformers and vllm are imported in a scorer's ``load()`` 
     kept, reason = band_decision(row.passes, row.k, recipe.difficulty)
 """
 
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from datagen.score.attempt import AttemptResult
-from datagen.score.difficulty import (
-    DifficultyReport,
-    DifficultyScorer,
-    band_decision,
-    best_attempts,
-    wilson_interval,
-)
-from datagen.score.feedback import hint_for
 from datagen.score.perplexity import PerplexityScorer, get_scorer, perplexity, scorer_name
+
+# Imported on first use, so that importing the corpus build's perplexity step does not
+# import the sandbox and teachers that difficulty scoring needs.
+_LAZY = {
+    "DifficultyReport": "difficulty",
+    "DifficultyScorer": "difficulty",
+    "band_decision": "difficulty",
+    "best_attempts": "difficulty",
+    "wilson_interval": "difficulty",
+    "hint_for": "feedback",
+}
+
+if TYPE_CHECKING:
+    from datagen.score.difficulty import (
+        DifficultyReport,
+        DifficultyScorer,
+        band_decision,
+        best_attempts,
+        wilson_interval,
+    )
+    from datagen.score.feedback import hint_for
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"datagen.score.{_LAZY[name]}"), name)
+
 
 __all__ = [
     "AttemptResult", "DifficultyReport", "DifficultyScorer", "PerplexityScorer", "band_decision",

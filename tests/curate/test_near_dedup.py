@@ -167,3 +167,18 @@ def test_stage_folder_is_stable_across_reruns(tmp_path):
     exclude.write_bytes(b"same content")  # rewritten every run: new mtime, same bytes
     assert _stage_dir([crawl], tmp_path, NearDedupConfig(), exclude, 1, 1) == first
     assert _stage_dir([crawl], tmp_path, NearDedupConfig(), exclude, 2, 2) != first
+
+
+def test_small_inputs_get_one_worker_large_ones_all(tmp_path):
+    from datagen.curate.near_dedup import MIN_BYTES_PER_TASK, useful_workers
+
+    small = [tmp_path / f"{i}.parquet" for i in range(4)]
+    for p in small:
+        p.write_bytes(b"x" * 1000)
+    assert useful_workers(small, 8) == 1
+    big = tmp_path / "big.parquet"
+    with open(big, "wb") as fh:
+        fh.truncate(3 * MIN_BYTES_PER_TASK)  # sparse: size is what counts
+    assert useful_workers([big], 8) == 1  # one parquet, one task
+    assert useful_workers([big, *small], 8) == 4
+    assert useful_workers([big, *small], 2) == 2

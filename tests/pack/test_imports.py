@@ -280,3 +280,36 @@ def test_fast_scanners_agree_with_their_plain_definitions():
         kept = [p for p in args if p]
         assert _join(*args) == (posixpath.normpath(posixpath.join(*kept)) if kept else ""), args
         assert _dir(args[0]) == posixpath.dirname(args[0]), args
+
+
+@pytest.mark.parametrize("lang,path,text", [
+    ("python", "a/m.py", "import os\nfrom .b import c as d, e\nfrom .. import x\n"),
+    ("rust", "src/lib.rs", "mod a;\nuse crate::b::{c, d::E};\nextern crate f;\n"),
+    ("java", "p/A.java", "package p.q;\nimport p.r.B;\nimport static p.s.C.*;\n"),
+    ("c", "x.c", '#include "a.h"\n#include <stdio.h>\n'),
+    ("python", "bad.py", "from\n"),
+])
+def test_imports_survive_the_crawl_column(lang, path, text):
+    from datagen.pack.extract import Imports
+
+    imps = extract_imports(lang, path, text)
+    assert Imports.from_json(imps.to_json()) == imps
+
+
+def test_ordering_reads_the_crawl_imports_instead_of_parsing():
+    """A row's ``imports`` (written by the crawl) is what orders it; its text is not parsed."""
+    from datatrove.data import Document
+
+    from datagen.pack.imports_step import ImportsStep
+
+    docs = [Document(text=t, id=p, metadata={"path": p, "lang": "python", "decision": "kept"})
+            for p, t in [("a.py", "import b\n"), ("b.py", "x = 1\n")]]
+    for doc in docs:
+        ImportsStep().process(doc)
+    rows = [{"path": d.metadata["path"], "lang": "python", "text": d.text, "imports": d.metadata["imports"]}
+            for d in docs]
+    assert order_repo(rows).order == ["b.py", "a.py"]
+    rows[0]["text"] = "nothing imported here\n"  # the crawl's imports still decide
+    assert order_repo(rows).order == ["b.py", "a.py"]
+    rows[1]["imports"] = extract_imports("python", "b.py", "import a\n").to_json()
+    assert order_repo(rows).cycles_broken == [("b.py", "a.py")]
