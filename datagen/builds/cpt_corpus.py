@@ -132,6 +132,7 @@ def run_cpt_corpus(
     stages = _Stages(cfg, out, run.work, run.run_id, console, clock, StageRunner(cfg.executor, run.run_id, console))
     try:
         with run:
+            clock.log = run.work / "stages.log"  # which stage a running build is in
             result = _build(stages, repos, listed)
     except JobsSubmitted as sub:
         sub.continuation = submit_rest("cpt-corpus", cfg.model_dump(mode="json"), cfg.executor, run.work,
