@@ -30,6 +30,7 @@ import math
 import shutil
 import sys
 import time
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -128,7 +129,8 @@ def run_cpt_corpus(
                       "Use --force to rebuild.")
         return BuildResult(output=out, run_id=run.run_id, skipped=True, seconds=time.monotonic() - t0)
     run.needed_bytes = sum(lf.size for _, lf in listed if lf.skip is None)
-    run.scratch = [run.work / n for n in ("stage", "shards", "decisions.duckdb", "decisions.duckdb.wal")]
+    run.scratch = [run.work / n for n in
+                   ("stage", "shards", "decisions.duckdb", "decisions.duckdb.wal", "duckdb.tmp")]
     stages = _Stages(cfg, out, run.work, run.run_id, console, clock, StageRunner(cfg.executor, run.run_id, console))
     try:
         with run:
@@ -184,7 +186,7 @@ def _build(s: _Stages, repos: list[Repo], listed: list) -> BuildResult:
     shutil.rmtree(s.stage, ignore_errors=True)  # a killed run's half-written outputs
     db_path = s.work / "decisions.duckdb"
     db_path.unlink(missing_ok=True)  # always recomputed from the crawl output: cheap, idempotent
-    con = duckdb.connect(str(db_path))
+    con = duckdb.connect(str(db_path), config=duckdb_config(s.cfg, s.work))
     try:
         _decide(s, con, crawl_files)
         shard_rows, text_shards, orderer = _write_shards(s, con, crawl_files)
@@ -245,7 +247,7 @@ def _write_shards(s: _Stages, con: duckdb.DuckDBPyConnection,
                   crawl_files: list[str]) -> tuple[list[ShardRow], dict[str, list[Path]], RepoOrderer]:
     """Stage 4: text shards per split (train, and validation for held-out repos), staged."""
     data_dir = s.stage / "data"
-    orderer = RepoOrderer(s.cfg.pack, workers=s.cfg.workers, aliases=_duplicate_aliases(con))
+    orderer = RepoOrderer(s.cfg.pack, workers=s.cfg.workers, aliases=_DuplicateAliases(con))
     shard_rows: list[ShardRow] = []
     text_shards: dict[str, list[Path]] = {}
     with s.clock.stage("order + shards"):
@@ -254,7 +256,8 @@ def _write_shards(s: _Stages, con: duckdb.DuckDBPyConnection,
             if not names and split != "train":
                 continue  # an earlier build's validation shards go when the new outputs switch in
             rows = write_text_shards(con, crawl_files, data_dir, s.work / "shards" / name, s.cfg.shards,
-                                     s.console, order=orderer, split=name, repos=names)
+                                     s.console, order=orderer, split=name, repos=names,
+                                     window_bytes=window_bytes(s.cfg))
             shard_rows += rows
             text_shards[name] = [s.stage / r.path for r in rows]
     return shard_rows, text_shards, orderer
@@ -276,16 +279,45 @@ def _pack(s: _Stages, text_shards: dict[str, list[Path]], kept: int,
     return packing.outputs
 
 
-def _duplicate_aliases(con: duckdb.DuckDBPyConnection) -> dict[str, dict[str, str]]:
+class _DuplicateAliases(Mapping[str, dict[str, str]]):
     """repo -> {path of a dropped exact duplicate: path of its kept copy in the same repo},
-    so that imports of the removed copy still order the importer after the kept one."""
-    aliases: dict[str, dict[str, str]] = {}
-    for repo, dup, kept in con.execute(
-        "SELECT d.repo, d.path, k.path FROM files d JOIN files k ON d.duplicate_of = k.file_id "
-        "WHERE d.repo = k.repo AND k.decision = 'kept' ORDER BY d.repo, d.path"
-    ).fetchall():
-        aliases.setdefault(repo, {})[dup] = kept
-    return aliases
+    so that imports of the removed copy still order the importer after the kept one.
+
+    The pairs stay in DuckDB (table ``dup_aliases``); each repo's are read when it is
+    ordered, so no mapping of the whole corpus is held."""
+
+    def __init__(self, con: duckdb.DuckDBPyConnection):
+        con.execute(
+            "CREATE OR REPLACE TABLE dup_aliases AS SELECT d.repo, d.path AS dup, k.path AS kept "
+            "FROM files d JOIN files k ON d.duplicate_of = k.file_id "
+            "WHERE d.repo = k.repo AND k.decision = 'kept' ORDER BY d.repo, d.path"
+        )
+        self.cursor = con.cursor()  # its own: other cursors stream rows meanwhile
+
+    def __getitem__(self, repo: str) -> dict[str, str]:
+        pairs = self.cursor.execute("SELECT dup, kept FROM dup_aliases WHERE repo = ? ORDER BY dup",
+                                    [repo]).fetchall()
+        if not pairs:
+            raise KeyError(repo)
+        return dict(pairs)
+
+    def __iter__(self) -> Iterator[str]:
+        return (r for (r,) in self.cursor.execute("SELECT DISTINCT repo FROM dup_aliases ORDER BY repo").fetchall())
+
+    def __len__(self) -> int:
+        return self.cursor.execute("SELECT count(DISTINCT repo) FROM dup_aliases").fetchone()[0]
+
+
+def duckdb_config(cfg: CptCorpusRecipe, work: Path) -> dict[str, str | int]:
+    """DuckDB settings within the recipe's ``memory_mb``: a quarter of it for DuckDB, which
+    spills to the work folder past that (the rest is for the rows in flight in Python)."""
+    return {"memory_limit": f"{max(64, cfg.memory_mb // 4)}MB", "temp_directory": str(work / "duckdb.tmp"),
+            "threads": cfg.workers}
+
+
+def window_bytes(cfg: CptCorpusRecipe) -> int:
+    """Kept text sorted per DuckDB query when the shards are written (``iter_repos``)."""
+    return (cfg.memory_mb << 20) // 32
 
 
 def _repos_by_split(con: duckdb.DuckDBPyConnection, cfg: CptCorpusRecipe) -> dict[str, list[str]]:
