@@ -194,13 +194,14 @@ def _build(s: _Stages, repos: list[Repo], listed: list) -> BuildResult:
         numbers = counts(con)
     finally:
         con.close()
-    tables: dict[type[Record], list[Record]] = {
+    tables: dict[type[Record], list[Record] | Path] = {
         RepoOrderRow: [r.model_copy(update={"run_id": s.run_id}) for r in orderer.rows]}
     packed = _pack(s, text_shards, numbers["kept"], tables, shard_rows)
     with s.clock.stage("manifest"):
         write_card(s.stage, s.cfg, numbers, shard_rows, packed)
         switch_outputs(s.stage, s.out, s.work / "replaced", OWNED_OUTPUTS,
-                       commit=lambda: write_manifest(s.out, s.run_id, db_path, shard_rows, tables))
+                       commit=lambda: write_manifest(s.out, s.run_id, db_path, shard_rows, tables,
+                                                     duckdb_config(s.cfg, s.work)))
     return BuildResult(
         output=s.out, run_id=s.run_id, skipped=False, seen=numbers["seen"], kept=numbers["kept"],
         kept_bytes=numbers["kept_bytes"], dropped_by_reason=numbers["dropped_by_reason"],
@@ -264,15 +265,16 @@ def _write_shards(s: _Stages, con: duckdb.DuckDBPyConnection,
 
 
 def _pack(s: _Stages, text_shards: dict[str, list[Path]], kept: int,
-          tables: dict[type[Record], list[Record]], shard_rows: list[ShardRow]) -> list[PackOutputRow]:
+          tables: dict[type[Record], list[Record] | Path], shard_rows: list[ShardRow]) -> list[PackOutputRow]:
     """Stage 5 (with ``pack.tokenizer``): tokens and packed sequences; adds their manifest
     rows to ``tables`` and their files to ``shard_rows``. Returns the packed outputs."""
     if not s.cfg.pack.tokenizer:  # tokens of an earlier build go when the new outputs switch in
         return []
     with s.clock.stage("pack"), progress_bar(s.console, "packing tokens", kept) as advance:
-        packing = pack_corpus(s.stage, s.cfg.pack, s.run_id, text_shards, advance)
+        packing = pack_corpus(s.stage, s.cfg.pack, s.run_id, text_shards, advance,
+                              docs_file=s.work / "repo_docs.parquet")
     tables[TokenCountRow] = packing.token_counts
-    tables[RepoDocRow] = packing.docs
+    tables[RepoDocRow] = packing.docs_file
     tables[PackOutputRow] = packing.outputs
     shard_rows += [ShardRow(run_id="", path=str(f.path.relative_to(s.stage)), rows=f.rows,
                             bytes=f.bytes, sha256=f.sha256) for f in packing.files]
