@@ -8,8 +8,10 @@ moved into ``data/`` as ``<split>-00000-of-000NN.parquet`` once their count is k
 from __future__ import annotations
 
 import hashlib
+import itertools
 import os
 from collections.abc import Callable, Iterator
+from operator import itemgetter
 from pathlib import Path
 
 import duckdb
@@ -57,9 +59,10 @@ def iter_repos(con: duckdb.DuckDBPyConnection, crawl_files: list[str], batch_row
                repos: list[str] | None = None, window_bytes: int = 32 << 20):
     """Yield (repo, rows) for every repo with kept files (or those in ``repos``), rows sorted by path.
 
-    Only about ``window_bytes`` of text is sorted at a time: DuckDB sorts one window of
-    consecutive repos (``repo_windows``) per query, the filter on ``repo`` skipping the
-    crawl row groups of other repos, so memory stays flat whatever the corpus size."""
+    One DuckDB query per window of consecutive repos (``repo_windows``): the filter on
+    ``repo`` reads only the crawl row groups of those repos, and the window's rows are
+    sorted here (a sort of text in DuckDB needs several times the text in memory). So
+    memory holds one window, or one repo where a repo is larger, whatever the corpus size."""
     only = "" if repos is None else "AND c.repo IN (SELECT unnest(?::VARCHAR[]))"
     for first, last in repo_windows(con, window_bytes, repos):
         rel = con.cursor().sql(
@@ -67,26 +70,13 @@ def iter_repos(con: duckdb.DuckDBPyConnection, crawl_files: list[str], batch_row
             SELECT c.file_id AS id, c.repo, c.path, c.lang, c.license, c.text
             FROM read_parquet(?) c JOIN files f USING (file_id)
             WHERE f.decision = 'kept' AND c.repo BETWEEN ? AND ? AND f.repo BETWEEN ? AND ? {only}
-            ORDER BY c.repo, c.path
             """,
             params=[crawl_files, first, last, first, last] + ([] if repos is None else [repos]),
         )
-        yield from _group_by_repo(rel.to_arrow_reader(batch_rows))
-
-
-def _group_by_repo(reader) -> Iterator[tuple[str, list[dict]]]:
-    """(repo, rows) of record batches sorted by repo."""
-    current: str | None = None
-    rows: list[dict] = []
-    for batch in reader:
-        for row in batch.to_pylist():
-            if row["repo"] != current and rows:
-                yield current, rows
-                rows = []
-            current = row["repo"]
-            rows.append(row)
-    if rows:
-        yield current, rows
+        rows = [row for batch in rel.to_arrow_reader(batch_rows) for row in batch.to_pylist()]
+        rows.sort(key=itemgetter("repo", "path"))  # code point order = DuckDB's UTF-8 byte order
+        for repo, group in itertools.groupby(rows, key=itemgetter("repo")):
+            yield repo, list(group)
 
 
 def _ordered(repos, order: OrderFn):

@@ -22,6 +22,9 @@ FILES = [
     ("mid", "dup.py", "x\n" * 500, "dropped"),
     ("beta", "only.py", "b = 3\n", "kept"),
     ("zeta", "a.py", "z = 1\n" * 5, "kept"),
+    ("alpha", "\u00e9t\u00e9.py", "e = 1\n", "kept"),  # code point order is UTF-8 byte order
+    ("alpha", "Z.py", "Z = 1\n", "kept"),
+    ("alpha", "\U0001f600/x.py", "s = 1\n", "kept"),
 ]
 
 
@@ -64,4 +67,6 @@ def test_window_size_changes_no_byte(tmp_path):
     assert small_assign == whole_assign
     assert [f for f, _ in whole_assign] == sorted(f"{r}/{p}" for r, p, _, d in FILES if d == "kept")
     rows = pq.read_table(sorted((tmp_path / "whole" / "out" / "data").glob("*.parquet"))).to_pylist()
-    assert [(r["repo"], r["path"]) for r in rows] == sorted((r, p) for r, p, _, d in FILES if d == "kept")
+    con, _ = _decisions(tmp_path / "again")
+    assert [(r["repo"], r["path"]) for r in rows] == con.execute(
+        "SELECT repo, path FROM files WHERE decision = 'kept' ORDER BY repo, path").fetchall()
