@@ -11,11 +11,11 @@ import hashlib
 import itertools
 import os
 from collections.abc import Callable, Iterator
-from operator import itemgetter
 from pathlib import Path
 
 import duckdb
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 from rich.console import Console
 
@@ -60,12 +60,16 @@ def iter_repos(con: duckdb.DuckDBPyConnection, crawl_files: list[str], batch_row
     """Yield (repo, rows) for every repo with kept files (or those in ``repos``), rows sorted by path.
 
     One DuckDB query per window of consecutive repos (``repo_windows``): the filter on
-    ``repo`` reads only the crawl row groups of those repos, and the window's rows are
-    sorted here (a sort of text in DuckDB needs several times the text in memory). So
-    memory holds one window, or one repo where a repo is larger, whatever the corpus size."""
+    ``repo`` reads only the crawl row groups of those repos, and the window is sorted
+    here, in Arrow (a sort of text in DuckDB needs several times the text in memory).
+    So memory holds one window, or one repo where a repo is larger, whatever the corpus
+    size."""
     only = "" if repos is None else "AND c.repo IN (SELECT unnest(?::VARCHAR[]))"
+    cursor = con.cursor()
+    # rows are sorted below: DuckDB need not buffer them to keep the scan's order
+    cursor.execute("SET SESSION preserve_insertion_order = false")
     for first, last in repo_windows(con, window_bytes, repos):
-        rel = con.cursor().sql(
+        rel = cursor.sql(
             f"""
             SELECT c.file_id AS id, c.repo, c.path, c.lang, c.license, c.text
             FROM read_parquet(?) c JOIN files f USING (file_id)
@@ -73,10 +77,14 @@ def iter_repos(con: duckdb.DuckDBPyConnection, crawl_files: list[str], batch_row
             """,
             params=[crawl_files, first, last, first, last] + ([] if repos is None else [repos]),
         )
-        rows = [row for batch in rel.to_arrow_reader(batch_rows) for row in batch.to_pylist()]
-        rows.sort(key=itemgetter("repo", "path"))  # code point order = DuckDB's UTF-8 byte order
-        for repo, group in itertools.groupby(rows, key=itemgetter("repo")):
-            yield repo, list(group)
+        # sorted as Arrow (compact UTF-8, byte order like DuckDB's); Python rows per repo only
+        window = rel.to_arrow_reader(batch_rows).read_all()
+        order = pc.sort_indices(window, sort_keys=[("repo", "ascending"), ("path", "ascending")])
+        start = 0
+        for repo, group in itertools.groupby(window.column("repo").take(order).to_pylist()):
+            n = sum(1 for _ in group)
+            yield repo, window.take(order.slice(start, n)).to_pylist()
+            start += n
 
 
 def _ordered(repos, order: OrderFn):
