@@ -1,4 +1,5 @@
-"""The text shard writer streams repos in windows: same bytes whatever the window size."""
+"""The text shard writer streams repos in windows (same bytes whatever the window size)
+within the recipe's memory budget."""
 
 from __future__ import annotations
 
@@ -8,10 +9,14 @@ from pathlib import Path
 import duckdb
 import pyarrow as pa
 import pyarrow.parquet as pq
+import pytest
 from rich.console import Console
 
+from datagen.builds.cpt_corpus import duckdb_config, window_bytes
 from datagen.builds.shards import repo_windows, write_text_shards
-from datagen.config.cpt import ShardsConfig
+from datagen.config.base import validate
+from datagen.config.cpt import CptCorpusRecipe, ShardsConfig
+from datagen.errors import UserError
 
 # (repo, path, text, decision): repos of different sizes, one dropped file, unsorted input
 FILES = [
@@ -70,3 +75,16 @@ def test_window_size_changes_no_byte(tmp_path):
     con, _ = _decisions(tmp_path / "again")
     assert [(r["repo"], r["path"]) for r in rows] == con.execute(
         "SELECT repo, path FROM files WHERE decision = 'kept' ORDER BY repo, path").fetchall()
+
+
+def test_duckdb_of_the_build_gets_the_recipe_budget(tmp_path):
+    """``memory_mb`` bounds DuckDB (a quarter of it; past that it spills to the work
+    folder) and sets the window of repos sorted at a time."""
+    cfg = CptCorpusRecipe(memory_mb=2048, workers=3)
+    con = duckdb.connect(config=duckdb_config(cfg, tmp_path))
+    limit, threads, temp = con.execute("SELECT current_setting('memory_limit'), current_setting('threads'), "
+                                       "current_setting('temp_directory')").fetchone()
+    assert (limit, threads, temp) == ("488.2 MiB", 3, str(tmp_path / "duckdb.tmp"))  # 512 MB
+    assert window_bytes(cfg) == 64 << 20
+    with pytest.raises(UserError, match="memory_mb"):
+        validate(CptCorpusRecipe, {"memory_mb": 100}, "test")
