@@ -20,6 +20,11 @@ Stages 4-6 write into ``<work>/stage``; ``datagen.builds.switch`` moves the file
 output folder around the manifest transaction, so the manifest never lists a missing file
 and a failed build leaves the previous output whole.
 
+Memory: stages 3-6 stay within the recipe's ``memory_mb`` whatever the corpus size:
+DuckDB is capped (``duckdb_config``), the shard writer and packing stream repo by repo,
+and per-file rows go through DuckDB or parquet, never a Python list of the corpus.
+``<work>/stages.log`` says which stage a running build is in.
+
 The run itself (id, ``runs`` row, work folder, already-built check) is a ``BuildRun``.
 """
 
