@@ -1,8 +1,10 @@
 """Write kept files into size-capped parquet shards in Hugging Face layout.
 
-Files stream out of DuckDB sorted by (repo, path); within a repo an ordering function
-may reorder them (repo-level ordering). Shards are written under temporary names and
-moved into ``data/`` as ``<split>-00000-of-000NN.parquet`` once their count is known.
+Files stream out of DuckDB sorted by (repo, path), a window of repos at a time
+(``iter_repos``), so memory does not grow with the corpus; within a repo an ordering
+function may reorder them (repo-level ordering). Shards are written under temporary names
+and moved into ``data/`` as ``<split>-00000-of-000NN.parquet`` once their count is known;
+which shard each file went to is appended to a parquet file and loaded into DuckDB.
 """
 
 from __future__ import annotations
