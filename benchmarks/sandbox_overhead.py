@@ -19,9 +19,9 @@ from pathlib import Path
 import pytest
 
 from datagen.config.sandbox import EnvConfig, SandboxLimits
+from datagen.sandbox.bwrap import BwrapSandbox
 from datagen.sandbox.env import EnvManager
 from datagen.sandbox.runners import REPORT, pytest_command, run_tests
-from datagen.sandbox.bwrap import BwrapSandbox
 from datagen.sandbox.select import get_sandbox
 
 SITE = str(Path(pytest.__file__).resolve().parent.parent)

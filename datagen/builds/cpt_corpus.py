@@ -20,6 +20,11 @@ Stages 4-6 write into ``<work>/stage``; ``datagen.builds.switch`` moves the file
 output folder around the manifest transaction, so the manifest never lists a missing file
 and a failed build leaves the previous output whole.
 
+Memory: stages 3-6 stay within the recipe's ``memory_mb`` whatever the corpus size:
+DuckDB is capped (``duckdb_config``), the shard writer and packing stream repo by repo,
+and per-file rows go through DuckDB or parquet, never a Python list of the corpus.
+``<work>/stages.log`` says which stage a running build is in.
+
 The run itself (id, ``runs`` row, work folder, already-built check) is a ``BuildRun``.
 """
 
@@ -30,6 +35,7 @@ import math
 import shutil
 import sys
 import time
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -129,10 +135,12 @@ def run_cpt_corpus(
                       "Use --force to rebuild.")
         return BuildResult(output=out, run_id=run.run_id, skipped=True, seconds=time.monotonic() - t0)
     run.needed_bytes = sum(lf.size for _, lf in listed if lf.skip is None)
-    run.scratch = [run.work / n for n in ("stage", "shards", "decisions.duckdb", "decisions.duckdb.wal")]
+    run.scratch = [run.work / n for n in
+                   ("stage", "shards", "decisions.duckdb", "decisions.duckdb.wal", "duckdb.tmp")]
     stages = _Stages(cfg, out, run.work, run.run_id, console, clock, StageRunner(cfg.executor, run.run_id, console))
     try:
         with run:
+            clock.log = run.work / "stages.log"  # which stage a running build is in
             result = _build(stages, repos, listed)
     except JobsSubmitted as sub:
         sub.continuation = submit_rest("cpt-corpus", cfg.model_dump(mode="json"), cfg.executor, run.work,
@@ -184,7 +192,7 @@ def _build(s: _Stages, repos: list[Repo], listed: list) -> BuildResult:
     shutil.rmtree(s.stage, ignore_errors=True)  # a killed run's half-written outputs
     db_path = s.work / "decisions.duckdb"
     db_path.unlink(missing_ok=True)  # always recomputed from the crawl output: cheap, idempotent
-    con = duckdb.connect(str(db_path))
+    con = duckdb.connect(str(db_path), config=duckdb_config(s.cfg, s.work))
     try:
         _decide(s, con, crawl_files)
         shard_rows, text_shards, orderer = _write_shards(s, con, crawl_files)
@@ -192,13 +200,14 @@ def _build(s: _Stages, repos: list[Repo], listed: list) -> BuildResult:
         numbers = counts(con)
     finally:
         con.close()
-    tables: dict[type[Record], list[Record]] = {
+    tables: dict[type[Record], list[Record] | Path] = {
         RepoOrderRow: [r.model_copy(update={"run_id": s.run_id}) for r in orderer.rows]}
     packed = _pack(s, text_shards, numbers["kept"], tables, shard_rows)
     with s.clock.stage("manifest"):
         write_card(s.stage, s.cfg, numbers, shard_rows, packed)
         switch_outputs(s.stage, s.out, s.work / "replaced", OWNED_OUTPUTS,
-                       commit=lambda: write_manifest(s.out, s.run_id, db_path, shard_rows, tables))
+                       commit=lambda: write_manifest(s.out, s.run_id, db_path, shard_rows, tables,
+                                                     duckdb_config(s.cfg, s.work)))
     return BuildResult(
         output=s.out, run_id=s.run_id, skipped=False, seen=numbers["seen"], kept=numbers["kept"],
         kept_bytes=numbers["kept_bytes"], dropped_by_reason=numbers["dropped_by_reason"],
@@ -248,7 +257,7 @@ def _write_shards(s: _Stages, con: duckdb.DuckDBPyConnection,
     """Stage 4: text shards per split (train, and validation for held-out repos), staged."""
     data_dir = s.stage / "data"
     # One process: the crawl wrote each file's imports, only their resolution is left.
-    orderer = RepoOrderer(s.cfg.pack, aliases=_duplicate_aliases(con))
+    orderer = RepoOrderer(s.cfg.pack, aliases=_DuplicateAliases(con))
     shard_rows: list[ShardRow] = []
     text_shards: dict[str, list[Path]] = {}
     with s.clock.stage("order + shards"):
@@ -257,38 +266,69 @@ def _write_shards(s: _Stages, con: duckdb.DuckDBPyConnection,
             if not names and split != "train":
                 continue  # an earlier build's validation shards go when the new outputs switch in
             rows = write_text_shards(con, crawl_files, data_dir, s.work / "shards" / name, s.cfg.shards,
-                                     s.console, order=orderer, split=name, repos=names)
+                                     s.console, order=orderer, split=name, repos=names,
+                                     window_bytes=window_bytes(s.cfg))
             shard_rows += rows
             text_shards[name] = [s.stage / r.path for r in rows]
     return shard_rows, text_shards, orderer
 
 
 def _pack(s: _Stages, text_shards: dict[str, list[Path]], kept: int,
-          tables: dict[type[Record], list[Record]], shard_rows: list[ShardRow]) -> list[PackOutputRow]:
+          tables: dict[type[Record], list[Record] | Path], shard_rows: list[ShardRow]) -> list[PackOutputRow]:
     """Stage 5 (with ``pack.tokenizer``): tokens and packed sequences; adds their manifest
     rows to ``tables`` and their files to ``shard_rows``. Returns the packed outputs."""
     if not s.cfg.pack.tokenizer:  # tokens of an earlier build go when the new outputs switch in
         return []
     with s.clock.stage("pack"), progress_bar(s.console, "packing tokens", kept) as advance:
-        packing = pack_corpus(s.stage, s.cfg.pack, s.run_id, text_shards, advance)
+        packing = pack_corpus(s.stage, s.cfg.pack, s.run_id, text_shards, advance,
+                              docs_file=s.work / "repo_docs.parquet")
     tables[TokenCountRow] = packing.token_counts
-    tables[RepoDocRow] = packing.docs
+    tables[RepoDocRow] = packing.docs_file
     tables[PackOutputRow] = packing.outputs
     shard_rows += [ShardRow(run_id="", path=str(f.path.relative_to(s.stage)), rows=f.rows,
                             bytes=f.bytes, sha256=f.sha256) for f in packing.files]
     return packing.outputs
 
 
-def _duplicate_aliases(con: duckdb.DuckDBPyConnection) -> dict[str, dict[str, str]]:
+class _DuplicateAliases(Mapping[str, dict[str, str]]):
     """repo -> {path of a dropped exact duplicate: path of its kept copy in the same repo},
-    so that imports of the removed copy still order the importer after the kept one."""
-    aliases: dict[str, dict[str, str]] = {}
-    for repo, dup, kept in con.execute(
-        "SELECT d.repo, d.path, k.path FROM files d JOIN files k ON d.duplicate_of = k.file_id "
-        "WHERE d.repo = k.repo AND k.decision = 'kept' ORDER BY d.repo, d.path"
-    ).fetchall():
-        aliases.setdefault(repo, {})[dup] = kept
-    return aliases
+    so that imports of the removed copy still order the importer after the kept one.
+
+    The pairs stay in DuckDB (table ``dup_aliases``); each repo's are read when it is
+    ordered, so no mapping of the whole corpus is held."""
+
+    def __init__(self, con: duckdb.DuckDBPyConnection):
+        con.execute(
+            "CREATE OR REPLACE TABLE dup_aliases AS SELECT d.repo, d.path AS dup, k.path AS kept "
+            "FROM files d JOIN files k ON d.duplicate_of = k.file_id "
+            "WHERE d.repo = k.repo AND k.decision = 'kept' ORDER BY d.repo, d.path"
+        )
+        self.cursor = con.cursor()  # its own: other cursors stream rows meanwhile
+
+    def __getitem__(self, repo: str) -> dict[str, str]:
+        pairs = self.cursor.execute("SELECT dup, kept FROM dup_aliases WHERE repo = ? ORDER BY dup",
+                                    [repo]).fetchall()
+        if not pairs:
+            raise KeyError(repo)
+        return dict(pairs)
+
+    def __iter__(self) -> Iterator[str]:
+        return (r for (r,) in self.cursor.execute("SELECT DISTINCT repo FROM dup_aliases ORDER BY repo").fetchall())
+
+    def __len__(self) -> int:
+        return self.cursor.execute("SELECT count(DISTINCT repo) FROM dup_aliases").fetchone()[0]
+
+
+def duckdb_config(cfg: CptCorpusRecipe, work: Path) -> dict[str, str | int]:
+    """DuckDB settings within the recipe's ``memory_mb``: a quarter of it for DuckDB, which
+    spills to the work folder past that (the rest is for the rows in flight in Python)."""
+    return {"memory_limit": f"{max(64, cfg.memory_mb // 4)}MB", "temp_directory": str(work / "duckdb.tmp"),
+            "threads": cfg.workers}
+
+
+def window_bytes(cfg: CptCorpusRecipe) -> int:
+    """Kept text sorted per DuckDB query when the shards are written (``iter_repos``)."""
+    return (cfg.memory_mb << 20) // 32
 
 
 def _repos_by_split(con: duckdb.DuckDBPyConnection, cfg: CptCorpusRecipe) -> dict[str, list[str]]:

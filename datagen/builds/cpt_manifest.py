@@ -35,10 +35,14 @@ def counts(con: duckdb.DuckDBPyConnection) -> dict:
 
 
 def write_manifest(out: Path, run_id: str, db_path: Path, shard_rows: list[ShardRow],
-                    tables: dict[type[Record], list[Record]] | None = None) -> None:
-    """Replace the ``files``, ``shards`` (and ``tables``) tables in one transaction."""
+                   tables: dict[type[Record], list[Record] | Path] | None = None,
+                   duckdb_settings: dict[str, str | int] | None = None) -> None:
+    """Replace the ``files``, ``shards`` (and ``tables``: rows, or a parquet file of them)
+    tables in one transaction; ``duckdb_settings`` (``SET`` name: value) bound its memory."""
     cols = [c for c in FileRow.columns() if c not in ("run_id", "shard")]
     with Manifest(out) as m:
+        for name, value in (duckdb_settings or {}).items():
+            m.execute(f"SET {name} = '{value}'")
         m.execute(f"ATTACH '{db_path}' AS w (READ_ONLY)")
         m.execute("BEGIN TRANSACTION")
         m.execute("DELETE FROM files")
@@ -53,7 +57,12 @@ def write_manifest(out: Path, run_id: str, db_path: Path, shard_rows: list[Shard
         for record in (RepoOrderRow, RepoDocRow, TokenCountRow, PackOutputRow):
             m.execute(f"DELETE FROM {record.__table__}")
         for record, rows in (tables or {}).items():
-            m.insert(record, rows)
+            if isinstance(rows, Path):
+                rcols = ", ".join(record.columns())
+                m.execute(f"INSERT INTO {record.__table__} ({rcols}) SELECT {rcols} FROM read_parquet(?)",
+                          [str(rows)])
+            else:
+                m.insert(record, rows)
         m.execute("DELETE FROM clusters")  # empty when near-dedup was off
         has_clusters = m.execute(
             "SELECT count(*) FROM duckdb_tables() WHERE database_name = 'w' AND table_name = 'clusters'"

@@ -7,6 +7,7 @@ import os
 import threading
 import time
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -23,18 +24,32 @@ def _progress(console: Console) -> Progress:
 
 
 class Stopwatch:
-    """Wall time per named stage, in the order the stages ran (for the build summary)."""
+    """Wall time per named stage, in the order the stages ran (for the build summary).
 
-    def __init__(self) -> None:
+    With ``log`` set, every stage start and end is also appended there as a line
+    ``<unix time>\t<start|end>\t<stage>[\t<seconds>]``, so that whoever watches a running
+    build (a person with ``tail -f``, a memory profiler) can tell which stage it is in.
+    """
+
+    def __init__(self, log: Path | None = None) -> None:
         self.seconds: dict[str, float] = {}
+        self.log = log
 
     @contextlib.contextmanager
     def stage(self, name: str) -> Iterator[None]:
+        self._note("start", name)
         t0 = time.monotonic()
         try:
             yield
         finally:
-            self.seconds[name] = self.seconds.get(name, 0.0) + time.monotonic() - t0
+            spent = time.monotonic() - t0
+            self.seconds[name] = self.seconds.get(name, 0.0) + spent
+            self._note("end", name, f"{spent:.3f}")
+
+    def _note(self, *fields: str) -> None:
+        if self.log is not None:
+            with open(self.log, "a", encoding="utf-8") as fh:
+                fh.write("\t".join([f"{time.time():.3f}", *fields]) + "\n")
 
 
 @contextlib.contextmanager
@@ -83,4 +98,4 @@ def run_with_rank_progress(executor, console: Console, description: str, tasks: 
                               f"see the task logs in {executor.logging_dir.path}/logs")
 
 
-__all__ = ["progress_bar", "run_with_rank_progress"]
+__all__ = ["Stopwatch", "progress_bar", "run_with_rank_progress"]

@@ -54,8 +54,9 @@ from datagen.manifest import Manifest
 from datagen.manifest.db import manifest_path
 from datagen.records import Record, RunRow
 
-# Recipe fields that say where a build writes, where it runs and how fast, not what it makes.
-NOT_CONTENT = frozenset({"workers", "output", "executor"})
+# Recipe fields that say where a build writes, where it runs, how fast and in how much
+# memory, not what it makes.
+NOT_CONTENT = frozenset({"workers", "output", "executor", "memory_mb"})
 
 
 def content_run_id(recipe: StrictModel, fingerprint: str) -> str:

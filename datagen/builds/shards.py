@@ -1,19 +1,23 @@
 """Write kept files into size-capped parquet shards in Hugging Face layout.
 
-Files stream out of DuckDB sorted by (repo, path); within a repo an ordering function
-may reorder them (repo-level ordering). Shards are written under temporary names and
-moved into ``data/`` as ``<split>-00000-of-000NN.parquet`` once their count is known.
+Files stream out of DuckDB sorted by (repo, path), a window of repos at a time
+(``iter_repos``), so memory does not grow with the corpus; within a repo an ordering
+function may reorder them (repo-level ordering). Shards are written under temporary names
+and moved into ``data/`` as ``<split>-00000-of-000NN.parquet`` once their count is known;
+which shard each file went to is appended to a parquet file and loaded into DuckDB.
 """
 
 from __future__ import annotations
 
 import hashlib
+import itertools
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import duckdb
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 from rich.console import Console
 
@@ -23,6 +27,7 @@ from datagen.records import CodeFile, ShardRow
 from datagen.records.base import arrow_schema
 
 OrderFn = Callable[[list[dict]], list[dict]]
+ASSIGN_SCHEMA = pa.schema([("file_id", pa.string()), ("part", pa.int32())])
 
 
 def by_path(rows: list[dict]) -> list[dict]:
@@ -30,30 +35,58 @@ def by_path(rows: list[dict]) -> list[dict]:
     return rows
 
 
-def iter_repos(con: duckdb.DuckDBPyConnection, crawl_files: list[str], batch_rows: int = 2048,
-               repos: list[str] | None = None):
-    """Yield (repo, rows) for every repo with kept files (or those in ``repos``), rows sorted by path."""
-    only = "" if repos is None else "AND c.repo IN (SELECT unnest(?::VARCHAR[]))"
-    rel = con.cursor().sql(
-        f"""
-        SELECT c.file_id AS id, c.repo, c.path, c.lang, c.license, c.imports, c.text
-        FROM read_parquet(?) c JOIN files f USING (file_id)
-        WHERE f.decision = 'kept' {only} ORDER BY c.repo, c.path
-        """,
-        params=[crawl_files] if repos is None else [crawl_files, repos],
+def repo_windows(con: duckdb.DuckDBPyConnection, window_bytes: int,
+                 repos: list[str] | None = None) -> Iterator[tuple[str, str]]:
+    """(first, last) repo of consecutive runs of repos with kept files (or those in
+    ``repos``), each run holding about ``window_bytes`` of kept text (at least one repo)."""
+    only = "" if repos is None else "AND repo IN (SELECT unnest(?::VARCHAR[]))"
+    sizes = con.cursor().execute(
+        f"SELECT repo, sum(bytes) FROM files WHERE decision = 'kept' {only} GROUP BY repo ORDER BY repo",
+        [] if repos is None else [repos],
     )
-    reader = rel.to_arrow_reader(batch_rows)
-    current: str | None = None
-    rows: list[dict] = []
-    for batch in reader:
-        for row in batch.to_pylist():
-            if row["repo"] != current and rows:
-                yield current, rows
-                rows = []
-            current = row["repo"]
-            rows.append(row)
-    if rows:
-        yield current, rows
+    first: str | None = None
+    last, size = "", 0
+    while batch := sizes.fetchmany(1024):
+        for repo, n in batch:
+            if first is not None and size + n > window_bytes:
+                yield first, last
+                first, size = None, 0
+            first = repo if first is None else first
+            last, size = repo, size + n
+    if first is not None:
+        yield first, last
+
+
+def iter_repos(con: duckdb.DuckDBPyConnection, crawl_files: list[str], batch_rows: int = 2048,
+               repos: list[str] | None = None, window_bytes: int = 32 << 20):
+    """Yield (repo, rows) for every repo with kept files (or those in ``repos``), rows sorted by path.
+
+    One DuckDB query per window of consecutive repos (``repo_windows``): the filter on
+    ``repo`` reads only the crawl row groups of those repos, and the window is sorted
+    here, in Arrow (a sort of text in DuckDB needs several times the text in memory).
+    So memory holds one window, or one repo where a repo is larger, whatever the corpus
+    size."""
+    only = "" if repos is None else "AND c.repo IN (SELECT unnest(?::VARCHAR[]))"
+    cursor = con.cursor()
+    # rows are sorted below: DuckDB need not buffer them to keep the scan's order
+    cursor.execute("SET SESSION preserve_insertion_order = false")
+    for first, last in repo_windows(con, window_bytes, repos):
+        rel = cursor.sql(
+            f"""
+            SELECT c.file_id AS id, c.repo, c.path, c.lang, c.license, c.imports, c.text
+            FROM read_parquet(?) c JOIN files f USING (file_id)
+            WHERE f.decision = 'kept' AND c.repo BETWEEN ? AND ? AND f.repo BETWEEN ? AND ? {only}
+            """,
+            params=[crawl_files, first, last, first, last] + ([] if repos is None else [repos]),
+        )
+        # sorted as Arrow (compact UTF-8, byte order like DuckDB's); Python rows per repo only
+        window = rel.to_arrow_reader(batch_rows).read_all()
+        order = pc.sort_indices(window, sort_keys=[("repo", "ascending"), ("path", "ascending")])
+        start = 0
+        for repo, group in itertools.groupby(window.column("repo").take(order).to_pylist()):
+            n = sum(1 for _ in group)
+            yield repo, window.take(order.slice(start, n)).to_pylist()
+            start += n
 
 
 def _ordered(repos, order: OrderFn):
@@ -67,17 +100,66 @@ def _ordered(repos, order: OrderFn):
             yield order(rows)
 
 
+class _Parts:
+    """The size-capped part files of one split being written, and which part each file
+    went to: appended to ``assign.parquet`` as rows go out, never held as a list."""
+
+    def __init__(self, tmp_dir: Path, cfg: ShardsConfig):
+        self.tmp_dir, self.cfg = tmp_dir, cfg
+        self.schema = arrow_schema(CodeFile)
+        self.rows: list[int] = []  # rows per closed part
+        self.writer: pq.ParquetWriter | None = None
+        self.pending: list[dict] = []
+        self.size = self.count = 0  # text bytes and rows of the open part
+        self.assign = pq.ParquetWriter(tmp_dir / "assign.parquet", ASSIGN_SCHEMA)
+
+    def add(self, row: dict) -> None:
+        if self.writer is None:
+            compression = None if self.cfg.compression == "none" else self.cfg.compression
+            level = self.cfg.compression_level if self.cfg.compression in ("zstd", "gzip") else None
+            self.writer = pq.ParquetWriter(self.path(len(self.rows)), self.schema,
+                                           compression=compression, compression_level=level)
+            self.count = 0
+        self.pending.append(row)
+        self.count += 1
+        self.size += len(row["text"].encode("utf-8", "surrogatepass"))
+        if len(self.pending) >= self.cfg.row_group_rows:
+            self._flush()
+        if self.size >= self.cfg.max_bytes:
+            self.close_part()
+
+    def path(self, i: int) -> Path:
+        return self.tmp_dir / f"part-{i:05d}.parquet"
+
+    def _flush(self) -> None:
+        if self.pending and self.writer is not None:
+            self.writer.write_table(pa.Table.from_pylist(self.pending, schema=self.schema))
+            ids = pa.array([r["id"] for r in self.pending], pa.string())
+            part = pa.array([len(self.rows)] * len(self.pending), pa.int32())
+            self.assign.write_table(pa.table([ids, part], schema=ASSIGN_SCHEMA))
+            self.pending = []
+
+    def close_part(self) -> None:
+        if self.writer is not None:
+            self._flush()
+            self.writer.close()
+            self.rows.append(self.count)
+        self.writer, self.size = None, 0
+
+    def close(self) -> None:
+        self.close_part()
+        self.assign.close()
+
+
 def write_text_shards(
     con: duckdb.DuckDBPyConnection, crawl_files: list[str], data_dir: Path, tmp_dir: Path,
     cfg: ShardsConfig, console: Console, order: OrderFn = by_path,
-    split: str | None = None, repos: list[str] | None = None,
+    split: str | None = None, repos: list[str] | None = None, window_bytes: int = 32 << 20,
 ) -> list[ShardRow]:
     """Write the shards of one split (default ``cfg.split``), optionally only ``repos``;
-    fills table ``shard_of(file_id, shard)``; returns shard rows."""
+    fills table ``shard_of(file_id, shard)``; returns shard rows. Repos stream through
+    (``iter_repos`` with ``window_bytes``), so memory does not grow with the split."""
     split = split or cfg.split
-    schema = arrow_schema(CodeFile)
-    compression = None if cfg.compression == "none" else cfg.compression
-    level = cfg.compression_level if cfg.compression in ("zstd", "gzip") else None
     tmp_dir.mkdir(parents=True, exist_ok=True)
     for old in tmp_dir.glob("*"):
         old.unlink()
@@ -86,63 +168,32 @@ def write_text_shards(
     else:
         (total,) = con.execute("SELECT count(*) FROM files WHERE decision='kept' "
                                "AND repo IN (SELECT unnest(?::VARCHAR[]))", [repos]).fetchone()
-    parts: list[tuple[Path, list[str]]] = []
-    writer: pq.ParquetWriter | None = None
-    ids: list[str] = []
-    size = 0
-    pending: list[dict] = []
-
-    def flush() -> None:
-        nonlocal pending
-        if pending and writer is not None:
-            writer.write_table(pa.Table.from_pylist(pending, schema=schema))
-            pending = []
-
-    def close() -> None:
-        nonlocal writer, ids, size
-        if writer is not None:
-            flush()
-            writer.close()
-            parts.append((path, ids))
-        writer, ids, size = None, [], 0
-
+    parts = _Parts(tmp_dir, cfg)
     label = "writing shards" if split == cfg.split else f"writing {split}"
     with progress_bar(console, label, total) as advance:
-        for rows in _ordered(iter_repos(con, crawl_files, repos=repos), order):
+        for rows in _ordered(iter_repos(con, crawl_files, repos=repos, window_bytes=window_bytes), order):
             for row in rows:
-                if writer is None:
-                    path = tmp_dir / f"part-{len(parts):05d}.parquet"
-                    writer = pq.ParquetWriter(path, schema, compression=compression,
-                                              compression_level=level)
-                pending.append(row)
-                ids.append(row["id"])
-                size += len(row["text"].encode("utf-8", "surrogatepass"))
-                if len(pending) >= cfg.row_group_rows:
-                    flush()
-                if size >= cfg.max_bytes:
-                    close()
+                parts.add(row)
                 advance(1)
-        close()
+        parts.close()
 
     data_dir.mkdir(parents=True, exist_ok=True)
     for stale in data_dir.glob(f"{split}-*.parquet"):
         stale.unlink()
-    n = len(parts)
+    n = len(parts.rows)
     shard_rows: list[ShardRow] = []
-    assignments: list[dict] = []
-    for i, (tmp_path, file_ids) in enumerate(parts):
+    for i, rows in enumerate(parts.rows):
         rel = f"data/{split}-{i:05d}-of-{n:05d}.parquet"
         final = data_dir.parent / rel
-        os.replace(tmp_path, final)
-        shard_rows.append(ShardRow(run_id="", path=rel, rows=len(file_ids),
+        os.replace(parts.path(i), final)
+        shard_rows.append(ShardRow(run_id="", path=rel, rows=rows,
                                    bytes=final.stat().st_size, sha256=_sha256(final)))
-        assignments.extend({"file_id": f, "shard": rel} for f in file_ids)
     con.execute("CREATE TABLE IF NOT EXISTS shard_of (file_id VARCHAR, shard VARCHAR)")
-    if assignments:
-        tbl = pa.Table.from_pylist(assignments)
-        con.register("_assign", tbl)
-        con.execute("INSERT INTO shard_of SELECT * FROM _assign")
-        con.unregister("_assign")
+    names = pa.table({"part": pa.array(range(n), pa.int32()), "shard": [r.path for r in shard_rows]})
+    con.register("_shard_names", names)
+    con.execute("INSERT INTO shard_of SELECT a.file_id, s.shard FROM read_parquet(?) a "
+                "JOIN _shard_names s USING (part)", [str(tmp_dir / "assign.parquet")])
+    con.unregister("_shard_names")
     return shard_rows
 
 

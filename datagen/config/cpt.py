@@ -51,6 +51,10 @@ class CptCorpusRecipe(StrictModel):
     )
     output: str = "out/cpt-corpus"
     workers: int = Field(1, ge=1)
+    memory_mb: int = Field(
+        1024, ge=512, description="memory budget of each process after the crawl, MB: DuckDB's "
+        "memory_limit (it spills to the work folder past it) and the packing buffers follow it",
+    )
     executor: ExecutorConfig = ExecutorConfig()
     crawl: CrawlConfig = CrawlConfig()
     dedup: DedupConfig = DedupConfig()

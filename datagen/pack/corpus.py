@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 
 from datagen.config.pack import PackConfig
@@ -23,13 +24,14 @@ from datagen.pack.docs import RepoDoc, SourceRow, build_docs, repo_pieces
 from datagen.pack.packer import Packer
 from datagen.pack.tokenize import LoadedTokenizer, load_tokenizer
 from datagen.pack.writers import DatatroveWriter, MegatronWriter, ParquetTokenWriter, WrittenFile
+from datagen.records.base import arrow_schema
 from datagen.records.pack import PackOutputRow, RepoDocRow, TokenCountRow
 
 
 @dataclass
 class PackResult:
     token_counts: list[TokenCountRow] = field(default_factory=list)
-    docs: list[RepoDocRow] = field(default_factory=list)
+    docs_file: Path | None = None  # parquet of the RepoDocRows (one per document, with file ids)
     outputs: list[PackOutputRow] = field(default_factory=list)
     files: list[WrittenFile] = field(default_factory=list)
 
@@ -107,6 +109,32 @@ class _SplitOutputs:
         return rows, files
 
 
+class _DocRows:
+    """``RepoDocRow``s appended to a parquet file as documents are written: they name
+    every packed file, so they are never held for the whole corpus."""
+
+    def __init__(self, path: Path, batch_rows: int = 4096):
+        self.path = path
+        self.schema = arrow_schema(RepoDocRow)
+        self.writer = pq.ParquetWriter(path, self.schema)
+        self.pending: list[dict] = []
+        self.batch_rows = batch_rows
+
+    def add(self, row: RepoDocRow) -> None:
+        self.pending.append(row.model_dump())
+        if len(self.pending) >= self.batch_rows:
+            self._flush()
+
+    def _flush(self) -> None:
+        if self.pending:
+            self.writer.write_table(pa.Table.from_pylist(self.pending, schema=self.schema))
+            self.pending = []
+
+    def close(self) -> None:
+        self._flush()
+        self.writer.close()
+
+
 def check_pack_setup(cfg: PackConfig, repo_names: Iterable[str]) -> None:
     """Refuse, before any work, what would fail or be lost later: a held-out repo name
     that matches no input repo, a doc header that leaves no room in a document."""
@@ -130,10 +158,11 @@ def check_pack_setup(cfg: PackConfig, repo_names: Iterable[str]) -> None:
 
 def pack_corpus(
     out: Path, cfg: PackConfig, run_id: str, shards: dict[str, list[Path]],
-    advance: Callable[[int], None] | None = None,
+    advance: Callable[[int], None] | None = None, docs_file: Path | None = None,
 ) -> PackResult:
     """Tokenize and pack the text shards of each split (``{"train": [paths], ...}``, in order);
-    outputs are named by those split names."""
+    outputs are named by those split names. The ``repo_docs`` rows go to ``docs_file``
+    (default ``out/repo_docs.parquet``); repos stream through, so memory stays flat."""
     assert cfg.tokenizer, "pack_corpus needs pack.tokenizer"
     tok = load_tokenizer(cfg.tokenizer, cfg.eos_token, cfg.pad_token)
     tokens_dir = out / "tokens"
@@ -141,7 +170,8 @@ def pack_corpus(
         shutil.rmtree(tokens_dir)  # outputs are rebuilt whole: no stale shard survives
     for S in cfg.seq_lens:
         (tokens_dir / str(S)).mkdir(parents=True, exist_ok=True)
-    result = PackResult()
+    result = PackResult(docs_file=docs_file or out / "repo_docs.parquet")
+    doc_rows = _DocRows(result.docs_file)
     for split, paths in shards.items():
         if not paths:
             continue
@@ -150,7 +180,7 @@ def pack_corpus(
         for docs in _repo_docs(iter_repo_rows(paths), split, cfg, tok, advance):
             for doc in docs:
                 outputs.add(doc)
-                result.docs.append(RepoDocRow(
+                doc_rows.add(RepoDocRow(
                     run_id=run_id, doc_id=doc.doc_id, split=split, repo=doc.repo, part=doc.part,
                     tokens=len(doc.tokens), file_ids=list(dict.fromkeys(doc.file_ids))))
                 for lang, n in doc.lang_tokens.items():
@@ -164,6 +194,7 @@ def pack_corpus(
             TokenCountRow(run_id=run_id, split=split, repo=repo, lang=lang, files=f, tokens=t)
             for (repo, lang), (f, t) in sorted(counts.items())
         )
+    doc_rows.close()
     return result
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 
 from datagen.config.pack import PackConfig
 from datagen.pack.extract import SUPPORTED, Imports
@@ -60,7 +60,7 @@ class RepoOrderer:
     """The writer's in-repo ordering function; keeps each repo's graph stats in ``rows``."""
 
     def __init__(self, cfg: PackConfig, workers: int = 1,
-                 aliases: dict[str, dict[str, str]] | None = None):
+                 aliases: Mapping[str, dict[str, str]] | None = None):
         self.cfg = cfg
         self.workers = workers
         self.aliases = aliases or {}  # repo -> {dropped duplicate path: kept path}

@@ -18,6 +18,9 @@ import numpy as np
 
 from datagen.errors import UserError, install_hint
 
+# Characters per tokenizer call (``LoadedTokenizer._encode_ids``): enough texts for every
+# core, few enough that the call's Encoding objects stay small next to the memory budget.
+ENCODE_CHARS = 1 << 20
 EOS_CANDIDATES = ("<|endoftext|>", "</s>", "<eos>", "<|end_of_text|>", "<|im_end|>", "<EOS>")
 
 
@@ -46,7 +49,7 @@ class LoadedTokenizer:
         its own. So a piece is encoded after its context, the last character before it
         (a newline, usually), and the ids of that character are cut off again: the
         piece's ids are then those it has inside the document. Pieces stay separate texts
-        of one ``encode_batch(_fast)`` call (Rust, all cores, parallel over files). Where
+        of large ``encode_batch(_fast)`` calls (Rust, all cores, parallel over files). Where
         the context's ids are not a prefix (the character merged into the piece's first
         token), that group is encoded joined and split at the offsets instead.
         """
@@ -61,18 +64,33 @@ class LoadedTokenizer:
             contexts.append(ctx)
         if not texts:
             return []
-        fn = getattr(self.tokenizer, "encode_batch_fast", None) or self.tokenizer.encode_batch
-        encoded = [e.ids for e in fn(texts, add_special_tokens=False)]
+        encoded = self._encode_ids(texts)
         out, k = [], 0
         for group, ctx in zip(groups, contexts, strict=True):
             piece_ids = []
             for c, ids in zip(ctx, encoded[k : k + len(group)], strict=True):
                 head = self._context_ids(c)
-                if ids[: len(head)] != head:
+                if ids[: len(head)].tolist() != head:
                     break
                 piece_ids.append(ids[len(head) :])
             k += len(group)
-            out.append(_slices(piece_ids) if len(piece_ids) == len(group) else self._joined(group))
+            out.append(piece_ids if len(piece_ids) == len(group) else self._joined(group))
+        return out
+
+    def _encode_ids(self, texts: list[str]) -> list[np.ndarray]:
+        """The ids of each text (int32), encoded in calls of about ``ENCODE_CHARS``
+        characters: the tokenizer's per-token objects (~100 bytes a token) then exist for
+        one call's texts only, whatever the batch size."""
+        fn = getattr(self.tokenizer, "encode_batch_fast", None) or self.tokenizer.encode_batch
+        out: list[np.ndarray] = []
+        start = 0
+        while start < len(texts):
+            end, size = start + 1, len(texts[start])
+            while end < len(texts) and size < ENCODE_CHARS:
+                size += len(texts[end])
+                end += 1
+            out.extend(np.array(e.ids, dtype=np.int32) for e in fn(texts[start:end], add_special_tokens=False))
+            start = end
         return out
 
     def _context_ids(self, ctx: str) -> list[int]:
@@ -94,14 +112,6 @@ class LoadedTokenizer:
 
     def decode(self, ids: np.ndarray | list[int]) -> str:
         return self.tokenizer.decode([int(i) for i in ids], skip_special_tokens=False)
-
-
-def _slices(piece_ids: list[list[int]]) -> list[np.ndarray]:
-    """Lists of ids -> views of one int32 array."""
-    lengths = np.fromiter(map(len, piece_ids), np.int64, count=len(piece_ids))
-    flat = np.fromiter(itertools.chain.from_iterable(piece_ids), np.int32, count=int(lengths.sum()))
-    bounds = np.concatenate([[0], np.cumsum(lengths)])
-    return [flat[a:b] for a, b in itertools.pairwise(bounds.tolist())]
 
 
 def _first_token_at(enc: Any, char: int, n_chars: int, n_tokens: int) -> int:

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from datagen.config.sandbox import SandboxLimits
-from datagen.sandbox.base import Sandbox
 from datagen.sandbox import disk
+from datagen.sandbox.base import Sandbox
 from datagen.sandbox.cgroups import support
 
 SMALL = SandboxLimits(timeout_s=20, cpu_s=20, memory_mb=128, processes=32, file_size_mb=4,

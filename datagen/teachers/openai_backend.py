@@ -3,7 +3,8 @@
 The ``openai`` client's own retries are off (``max_retries=0``): every retry is this
 module's. A call's ``attempts`` are counted where requests leave, by a hook on the HTTP
 client, not by the retry loop, so they are the requests the server was sent whatever
-happened between (a re-ask without the schema, a request the SDK repeated). Retried, with exponential backoff and jitter: 429 (honouring
+happened between (a re-ask without the schema, a request the SDK repeated). Retried,
+with exponential backoff and jitter: 429 (honouring
 ``Retry-After``), 408/409/5xx, timeouts, dropped connections and unparseable bodies. Other
 4xx answers are final. The API key comes from the environment variable the recipe names
 and lives only in the client object.

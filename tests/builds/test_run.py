@@ -20,6 +20,7 @@ def runs(out) -> list[tuple]:
 def test_run_id_names_content_not_where_or_how_fast():
     a = CptCorpusRecipe()
     assert content_run_id(a, "fp") == content_run_id(a.model_copy(update={"workers": 4, "output": "x"}), "fp")
+    assert content_run_id(a, "fp") == content_run_id(a.model_copy(update={"memory_mb": 4096}), "fp")
     assert content_run_id(a, "fp") != content_run_id(a, "other inputs")
     assert content_run_id(a, "fp") != content_run_id(a.model_copy(update={"name": "b"}), "fp")
     assert len(content_run_id(a, "fp")) == 16

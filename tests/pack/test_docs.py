@@ -128,3 +128,18 @@ def test_pieces_decode_exactly_whatever_the_headers(any_tokenizer_dir, sample_co
     assert tok.decode(np.concatenate(direct)) == text
     for i in range(1, len(pieces)):
         assert text.startswith(tok.decode(np.concatenate(direct[:i])))
+
+
+def test_encoding_in_small_calls_gives_the_same_ids(tokenizer_dir, monkeypatch):
+    """Texts go to the tokenizer in calls of about ``ENCODE_CHARS`` characters (bounded
+    memory); the ids must not depend on where the calls are cut."""
+    import datagen.pack.tokenize as tokenize
+
+    tok = load_tokenizer(tokenizer_dir)
+    groups = [repo_pieces(f"r{g}", rows_of([f"x_{g}_{i} = {i}\n" * (i + 1) for i in range(7)], f"r{g}"),
+                          "<repo_name>{repo}\n", "<file_sep>{path}\n") for g in range(3)]
+    whole = tok.encode_pieces(groups)
+    monkeypatch.setattr(tokenize, "ENCODE_CHARS", 5)
+    cut = tok.encode_pieces(groups)
+    assert [[a.tolist() for a in g] for g in cut] == [[a.tolist() for a in g] for g in whole]
+    assert all(a.dtype == np.int32 for g in cut for a in g)
