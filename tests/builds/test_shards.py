@@ -39,9 +39,9 @@ def _decisions(folder: Path) -> tuple[duckdb.DuckDBPyConnection, list[str]]:
     crawl = folder / "00000.parquet"
     pq.write_table(pa.Table.from_pylist([
         {"file_id": f"{r}/{p}", "repo": r, "path": p, "lang": "python", "license": "MIT", "text": t,
-         "bytes": len(t), "decision": d} for r, p, t, d in FILES]), crawl, row_group_size=2)
+         "imports": None, "bytes": len(t), "decision": d} for r, p, t, d in FILES]), crawl, row_group_size=2)
     con = duckdb.connect(str(folder / "decisions.duckdb"))
-    con.execute("CREATE TABLE files AS SELECT * EXCLUDE (text) FROM read_parquet(?) ORDER BY repo, path",
+    con.execute("CREATE TABLE files AS SELECT * EXCLUDE (text, imports) FROM read_parquet(?) ORDER BY repo, path",
                 [[str(crawl)]])
     return con, [str(crawl)]
 
