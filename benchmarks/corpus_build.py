@@ -134,9 +134,10 @@ def datatrove_pipeline(corpus: Path, out: Path, workers: int) -> None:
     from datatrove.pipeline.writers import ParquetWriter
     from datatrove.utils.logging import logger
     from datatrove.utils.text import TextNormConfig
-    from datatrove.utils.word_tokenizers import WordTokenizer
 
     sys.path.insert(0, str(ROOT))
+    from common import WhitespaceTokenizer
+
     from datagen.config.curate import NearDedupConfig
 
     logger.remove()
@@ -149,16 +150,6 @@ def datatrove_pipeline(corpus: Path, out: Path, workers: int) -> None:
                 doc = self.get_document_from_dict({"text": f.read(), "id": filepath}, filepath, 0)
             if doc is not None:  # None for an empty file
                 yield doc
-
-    class WhitespaceTokenizer(WordTokenizer):
-        def word_tokenize(self, text: str) -> list[str]:
-            return text.split()
-
-        def sent_tokenize(self, text: str) -> list[str]:
-            return text.splitlines()
-
-        def span_tokenize(self, text: str) -> list[tuple[int, int]]:
-            raise NotImplementedError
 
     cfg = NearDedupConfig()
     off = TextNormConfig(lowercase=False, norm_whitespace=False, remove_punctuation=False,

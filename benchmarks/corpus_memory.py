@@ -34,6 +34,8 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from common import train_bpe
+
 BEFORE_RUN = "list"  # the stage log exists once the run's work folder does
 
 
@@ -80,20 +82,8 @@ def write_corpus(folder: Path, repos: dict[str, list[tuple[Path, str]]], mb: flo
 
 def train_tokenizer(corpus: Path, out: Path) -> Path:
     """A 16k byte-level BPE on the first 3000 files of ``corpus``."""
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
-
-    tok = Tokenizer(models.BPE())
-    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-    tok.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(
-        vocab_size=16384, special_tokens=["<|endoftext|>", "<repo_name>", "<file_sep>"],
-        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False,
-    )
     files = sorted(corpus.rglob("*.py"))[:3000]
-    tok.train_from_iterator((f.read_text("utf-8", "replace") for f in files), trainer)
-    path = out / "tokenizer.json"
-    tok.save(str(path))
-    return path
+    return train_bpe((f.read_text("utf-8", "replace") for f in files), out)
 
 
 def _pss_kb(pid: int) -> int:

@@ -31,26 +31,13 @@ os.environ.setdefault("RAYON_NUM_THREADS", "1")
 
 import pyarrow as pa  # noqa: E402
 import pyarrow.parquet as pq  # noqa: E402
-from datatrove.utils.word_tokenizers import WordTokenizer  # noqa: E402
+from common import WhitespaceTokenizer  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from datagen.config.curate import NearDedupConfig  # noqa: E402
 from datagen.curate.near_dedup import near_dedup  # noqa: E402
 from tests.curate.plant import planted_copy  # noqa: E402
-
-
-class WhitespaceTokenizer(WordTokenizer):
-    """Module level so datatrove can pickle it; splits on whitespace like datagen."""
-
-    def word_tokenize(self, text: str) -> list[str]:
-        return text.split()
-
-    def sent_tokenize(self, text: str) -> list[str]:
-        return text.splitlines()
-
-    def span_tokenize(self, text: str) -> list[tuple[int, int]]:
-        raise NotImplementedError
 
 
 def build_corpus(out: Path, mb: float, planted: int, seed: int) -> tuple[Path, set[frozenset]]:

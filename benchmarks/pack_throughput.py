@@ -29,6 +29,8 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
+from common import train_bpe
+
 
 def collect(mb: float) -> dict[str, list[tuple[str, str]]]:
     """(path, text) per top-level package of site-packages, up to ``mb`` MB, sorted."""
@@ -50,20 +52,8 @@ def collect(mb: float) -> dict[str, list[tuple[str, str]]]:
 
 
 def train_tokenizer(repos: dict, folder: Path) -> Path:
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
-
-    tok = Tokenizer(models.BPE())
-    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-    tok.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(
-        vocab_size=16384, special_tokens=["<|endoftext|>", "<repo_name>", "<file_sep>"],
-        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False,
-    )
-    sample = [t for files in repos.values() for _, t in files][:3000]
-    tok.train_from_iterator(sample, trainer)
-    path = folder / "tokenizer.json"
-    tok.save(str(path))
-    return path
+    """A 16k byte-level BPE on the first 3000 files."""
+    return train_bpe([t for files in repos.values() for _, t in files][:3000], folder)
 
 
 def main() -> int:
