@@ -207,3 +207,20 @@ def test_batch_prefilter_gives_the_same_redactions_as_the_full_search(pack):
             assert pack.redact(text, rules) == full
             kinds += len(full[1])
     assert ruled_out > 1000 and kinds > 200  # the prefilter skips work and secrets are found
+
+
+def test_staged_prefilter_runs_each_stage_on_what_the_earlier_ones_let_through(tmp_path):
+    staged = tmp_path / "staged.yaml"
+    staged.write_text(
+        "rules:\n"
+        "  - {kind: a, placeholder: '<A>', pattern: 'key=\\w+', prefilter: 'key='}\n"
+        "  - {kind: b, placeholder: '<B>', pattern: 'key=\\d+', prefilter: ['key=', 'key=\\d']}\n"
+    )
+    pack = SecretPack.load(str(staged))
+    assert pack.rules[1].prefilter == ("key=", r"key=\d")
+    texts = ["key=abc", "key=123", "x=1", "other 1"]
+    assert pack.candidates(texts).tolist() == [[True, False], [True, True], [False, False], [False, False]]
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("rules:\n  - {kind: x, placeholder: '<X>', pattern: 'a', prefilter: ['a', '(?<=a)b']}\n")
+    with pytest.raises(UserError, match=r"rule 1 \(x\): prefilter is not a valid Rust regex: \(\?<=a\)b"):
+        SecretPack.load(str(bad))
