@@ -8,7 +8,8 @@ from datagen.curate.quality import Thresholds, count_alnum, quality_reason, qual
 
 
 @pytest.mark.parametrize("text", [
-    "def f(x_1):\n    return x_1 + 2\n", "héllo wörld ✓ 42 — ok", "", "___---===", "ｆｕｌｌｗｉｄｔｈ１２", "𝐀𝟏 😀 x\ud800",
+    "def f(x_1):\n    return x_1 + 2\n", "héllo wörld ✓ 42 — ok", "", "___---===", "ｆｕｌｌｗｉｄｔｈ１２",
+    "𝐀𝟏 😀 x\ud800",  # above the BMP, and a lone surrogate
 ])
 def test_count_alnum_matches_isalnum(text):
     assert count_alnum(text) == sum(ch.isalnum() for ch in text)
