@@ -45,17 +45,20 @@ _KEY_BEFORE = re.compile(r"([\w.\-]+)[\"']?\s*(?::\s*[\w.]+(?:\[[\w.\[\], |]*\])
 _GLOBAL_UNICAST = ipaddress.ip_network("2000::/3")
 
 
-def _prefilter(raw: dict, where: str) -> str | None:
-    """The rule's ``prefilter``, else its pattern when polars' Rust regex accepts it (no
-    look-around or back-references), else None (the rule always runs)."""
-    candidate = raw.get("prefilter") or raw["pattern"]
-    try:
-        pl.Series([""]).str.contains(candidate)
-    except pl.exceptions.PolarsError:
-        if raw.get("prefilter"):
-            raise UserError(f"{where}: prefilter is not a valid Rust regex") from None
-        return None
-    return candidate
+def _prefilter(raw: dict, where: str) -> tuple[str, ...]:
+    """The rule's ``prefilter`` (one Rust regex, or a list whose every regex must match),
+    else its pattern when polars' Rust regex accepts it (no look-around or
+    back-references), else () (the rule always runs)."""
+    given = raw.get("prefilter")
+    stages = tuple(given) if isinstance(given, list) else (given or raw["pattern"],)
+    for regex in stages:
+        try:
+            pl.Series([""]).str.contains(regex)
+        except pl.exceptions.PolarsError:
+            if given:
+                raise UserError(f"{where}: prefilter is not a valid Rust regex: {regex}") from None
+            return ()
+    return stages
 
 
 def _normal_ip(value: str) -> str:
@@ -87,7 +90,8 @@ class Rule:
     placeholder: str
     pattern: re.Pattern
     keywords: tuple[str, ...] = ()
-    prefilter: str | None = None  # Rust-regex superset of ``pattern`` (batch prefilter)
+    # Rust regexes that all match wherever ``pattern`` finds a secret (batch prefilter)
+    prefilter: tuple[str, ...] = ()
     min_entropy: float = 0.0
     min_classes: int = 0
     value_deny: re.Pattern | None = None
@@ -164,26 +168,34 @@ class SecretPack:
     def candidates(self, texts: list[str]) -> np.ndarray:
         """(texts x rules) mask of the rules that may match each text: every rule's
         prefilter runs over the whole batch in polars' linear-time Rust regex engine, so the
-        backtracking Python patterns only run where a match is possible."""
+        backtracking Python patterns only run where a match is possible. A staged prefilter
+        runs each regex only on the texts its earlier ones let through, and a stage that
+        rules share (the same regexes up to it) runs once per batch."""
         mask = np.ones((len(texts), len(self.rules)), bool)
         if not texts:
             return mask
         col = pl.Series("t", texts, dtype=pl.String)
+        passed: dict[tuple[str, ...], np.ndarray] = {(): mask[:, 0].copy()}
         for j, rule in enumerate(self.rules):
-            if rule.prefilter is not None:
-                mask[:, j] = col.str.contains(rule.prefilter).fill_null(False).to_numpy()
+            for k in range(1, len(rule.prefilter) + 1):
+                if rule.prefilter[:k] not in passed:
+                    before = passed[rule.prefilter[:k - 1]]
+                    passed[rule.prefilter[:k]] = _contains(col, before, rule.prefilter[k - 1])
+            mask[:, j] = passed[rule.prefilter]
         return mask
 
     def find(self, text: str, rules: np.ndarray | None = None) -> list[tuple[int, int, Rule]]:
         """Non-overlapping (start, end, rule) spans of secrets to replace, in order;
         ``rules`` (a row of ``candidates``) skips rules that cannot match."""
         spans = []
-        lowered = text.lower()
+        lowered = None  # made when a rule first needs it: most files pass no rule
         for order, rule in enumerate(self.rules):
             if rules is not None and not rules[order]:
                 continue
-            if rule.keywords and not any(k in lowered for k in rule.keywords):
-                continue  # cheap prefilter: most files hold none of a rule's literals
+            if rule.keywords:
+                lowered = text.lower() if lowered is None else lowered
+                if not any(k in lowered for k in rule.keywords):
+                    continue  # cheap prefilter: most files hold none of a rule's literals
             for m in rule.pattern.finditer(text):
                 grp = "secret" if "secret" in rule.pattern.groupindex else 0
                 value = m.group(grp)
@@ -230,6 +242,17 @@ class SecretPack:
             pos = end
         parts.append(text[pos:])
         return "".join(parts), counts
+
+
+def _contains(col: pl.Series, rows: np.ndarray, regex: str) -> np.ndarray:
+    """Which texts of ``col`` match ``regex``, searched only in ``rows`` (False elsewhere)."""
+    if rows.all():
+        return col.str.contains(regex).fill_null(False).to_numpy()
+    found = np.zeros(len(col), bool)
+    where = np.flatnonzero(rows)
+    if where.size:
+        found[where] = col.gather(where).str.contains(regex).fill_null(False).to_numpy()
+    return found
 
 
 class SecretsStep(FileStep):

@@ -9,6 +9,7 @@ from datagen.curate.quality import Thresholds, count_alnum, quality_reason, qual
 
 @pytest.mark.parametrize("text", [
     "def f(x_1):\n    return x_1 + 2\n", "héllo wörld ✓ 42 — ok", "", "___---===", "ｆｕｌｌｗｉｄｔｈ１２",
+    "𝐀𝟏 😀 x\ud800",  # above the BMP, and a lone surrogate
 ])
 def test_count_alnum_matches_isalnum(text):
     assert count_alnum(text) == sum(ch.isalnum() for ch in text)
@@ -54,3 +55,9 @@ def test_batch_gate_gives_the_same_scores_as_one_file_at_a_time():
     for text, maybe in zip(DATA_CASES, gate, strict=True):
         assert quality_scores(text, maybe) == quality_scores(text), text
     assert gate[0] is False and gate[-1] is False  # it does skip files without data lines
+
+
+def test_count_alnum_over_every_code_point():
+    """The lookup table, the characters above the BMP and lone surrogates."""
+    every = "".join(map(chr, range(0x110000)))
+    assert count_alnum(every) == sum(ch.isalnum() for ch in every)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import random
 import string
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -164,4 +165,62 @@ def test_bad_rule_pack_is_a_user_error(tmp_path):
     bad = tmp_path / "bad.yaml"
     bad.write_text("rules:\n  - kind: x\n    placeholder: '<X>'\n    pattern: '(unclosed'\n")
     with pytest.raises(UserError, match="rule 1 \\(x\\): bad regex"):
+        SecretPack.load(str(bad))
+
+
+def varied_sources(rng: random.Random) -> list[str]:
+    """Planted secrets in many surroundings and spellings (quotes, case, CRLF, unquoted
+    config, non-ASCII text around them, truncated near-misses), plus files of real code."""
+    root = Path(__file__).resolve().parents[2]
+    real = sorted(p for d in ("datagen", "tests", "filters", "sample_data") for p in (root / d).rglob("*")
+                  if p.is_file() and p.suffix in {".py", ".yaml", ".go", ".rs", ".js", ".c", ".h", ".md", ".toml"})
+    sources = [p.read_text(encoding="utf-8", errors="replace") for p in real]
+    filler = ["x = compute(a, b)", "# café naïve — ✓", "def f(key):\n    return key", "token_type = 'bearer'", ""]
+    for seed in range(40):
+        planted = planted_secrets(random.Random(seed))
+        lines = []
+        for line, secret in planted.values():
+            variant = rng.choice([
+                line,
+                line.replace('"', "'"),
+                line.upper() if "=" not in secret else line,
+                line.replace(secret, secret[: max(1, len(secret) - 5)]),  # near-miss
+                f"export MY_SECRET={secret}" if "\n" not in secret else line,
+                f"  api_token: {secret}" if "\n" not in secret else line,
+                f'{{"password": "{secret}", "user": "é"}}' if "\n" not in secret else line,
+            ])
+            lines += [variant, rng.choice(filler)]
+        rng.shuffle(lines)
+        sources.append(rng.choice(["\n", "\r\n"]).join(lines) + "\n")
+    return sources
+
+
+def test_batch_prefilter_gives_the_same_redactions_as_the_full_search(pack):
+    sources = varied_sources(random.Random(11))
+    ruled_out = kinds = 0
+    for start in range(0, len(sources), 64):
+        batch = sources[start : start + 64]
+        mask = pack.candidates(batch)
+        ruled_out += int((~mask).sum())
+        for text, rules in zip(batch, mask, strict=True):
+            full = pack.redact(text)
+            assert pack.redact(text, rules) == full
+            kinds += len(full[1])
+    assert ruled_out > 1000 and kinds > 200  # the prefilter skips work and secrets are found
+
+
+def test_staged_prefilter_runs_each_stage_on_what_the_earlier_ones_let_through(tmp_path):
+    staged = tmp_path / "staged.yaml"
+    staged.write_text(
+        "rules:\n"
+        "  - {kind: a, placeholder: '<A>', pattern: 'key=\\w+', prefilter: 'key='}\n"
+        "  - {kind: b, placeholder: '<B>', pattern: 'key=\\d+', prefilter: ['key=', 'key=\\d']}\n"
+    )
+    pack = SecretPack.load(str(staged))
+    assert pack.rules[1].prefilter == ("key=", r"key=\d")
+    texts = ["key=abc", "key=123", "x=1", "other 1"]
+    assert pack.candidates(texts).tolist() == [[True, False], [True, True], [False, False], [False, False]]
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("rules:\n  - {kind: x, placeholder: '<X>', pattern: 'a', prefilter: ['a', '(?<=a)b']}\n")
+    with pytest.raises(UserError, match=r"rule 1 \(x\): prefilter is not a valid Rust regex: \(\?<=a\)b"):
         SecretPack.load(str(bad))

@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 from pathlib import Path
 
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 from datatrove.data import Document
 
 from datagen.builds.cpt_corpus import file_steps
 from datagen.builds.file_steps import FILE_STEPS
-from datagen.builds.steps import RowsParquetWriter, UnknownField
+from datagen.builds.steps import RowsParquetWriter, UnknownField, crawl_schema
 from datagen.config.cpt import CptCorpusRecipe
 from datagen.records import DROP_REASONS, FileRow
 
@@ -39,6 +43,39 @@ def test_writing_an_unknown_field_is_an_error_not_a_drop(tmp_path):
     writer = RowsParquetWriter(str(tmp_path))
     with pytest.raises(UnknownField, match="novel_score"):
         list(writer.run(iter([Document(text="x", id="f", metadata=meta)])))
+
+
+WRITER_ROWS = [
+    {"file_id": "a", "repo": "r", "path": "a.py", "bytes": 5, "decision": "kept", "source": "s",
+     "avg_line_length": 2, "alnum_fraction": 0.5, "secrets_redacted": 0, "imports": '["os"]'},
+    {"file_id": "b", "repo": "r", "path": "b/\\xe9.py", "path_raw": "622fe92e7079", "bytes": 0,
+     "decision": "dropped", "reason": "empty", "source": "s", "avg_line_length": 1.25},
+]
+
+
+def test_writer_rows_are_the_documents_typed_as_the_crawl_schema(tmp_path):
+    docs = [Document(text=t, id=m["file_id"], metadata=dict(m)) for t, m in zip(["héllo 😀\n", ""], WRITER_ROWS)]
+    writer = RowsParquetWriter(str(tmp_path), batch_rows=1)  # one batch per row, then the rest
+    list(writer.run(iter(docs)))
+    written = pq.read_table(tmp_path / "00000.parquet")
+    schema = crawl_schema()
+    names = [f.name for f in schema if f.name != "text"]
+    expected = [{k: m.get(k) for k in names} | {"text": d.text} for m, d in zip(WRITER_ROWS, docs)]
+    assert written.equals(pa.Table.from_pylist(expected, schema=schema))
+    bad = Document(text="x", id="c", metadata={**WRITER_ROWS[0], "file_id": None})
+    with pytest.raises(ValueError, match="file_id"):  # not-null columns stay not null
+        list(RowsParquetWriter(str(tmp_path / "bad")).run(iter([bad])))
+
+
+def test_writer_leaves_pandas_unimported():
+    """pyarrow's Table.from_pylist would import pandas in every crawl worker (0.2 s CPU)."""
+    code = ("import sys, tempfile; from datatrove.data import Document; "
+            "from datagen.builds.steps import RowsParquetWriter; "
+            "meta = {'file_id': 'a', 'repo': 'r', 'path': 'a.py', 'bytes': 1, 'decision': 'kept', 'source': 's'}; "
+            "list(RowsParquetWriter(tempfile.mkdtemp()).run(iter([Document(text='x', id='a', metadata=meta)]))); "
+            "print('pandas' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
+    assert out.stdout.strip() == "False"
 
 
 def test_every_drop_reason_is_in_the_readme_table():
