@@ -16,6 +16,7 @@ from datatrove.executor.local import LocalPipelineExecutor
 from datatrove.pipeline.base import PipelineStep
 
 from datagen.builds.procs import die_with_parent
+from datagen.memory import release_memory
 from datagen.records import FileRow
 from datagen.records.base import arrow_schema
 
@@ -70,6 +71,7 @@ class RowsParquetWriter(PipelineStep):
                 if len(batch) >= self.batch_rows:
                     writer.write_table(pa.Table.from_pylist(batch, schema=schema))
                     batch = []
+                    release_memory()  # a worker runs task after task: keep only what one batch needs
                 self.stat_update("rows")
             if batch:
                 writer.write_table(pa.Table.from_pylist(batch, schema=schema))
