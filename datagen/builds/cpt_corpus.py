@@ -62,6 +62,7 @@ from datagen.crawl.sources import Repo, discover, fingerprint, list_repo
 from datagen.curate.base import FileStep, StepContext
 from datagen.curate.dedup import apply_near_dedup, exact_dedup
 from datagen.errors import JobsSubmitted
+from datagen.memory import release_memory
 from datagen.pack.corpus import check_pack_setup, pack_corpus
 from datagen.pack.imports_step import ImportsStep
 from datagen.pack.ordering import RepoOrderer, split_of
@@ -195,11 +196,13 @@ def _build(s: _Stages, repos: list[Repo], listed: list) -> BuildResult:
     con = duckdb.connect(str(db_path), config=duckdb_config(s.cfg, s.work))
     try:
         _decide(s, con, crawl_files)
+        release_memory()  # what near dedup freed in this process (with one worker it runs here)
         shard_rows, text_shards, orderer = _write_shards(s, con, crawl_files)
         con.execute("CHECKPOINT")
         numbers = counts(con)
     finally:
         con.close()
+    release_memory()  # DuckDB's and the shard windows' memory, before packing
     tables: dict[type[Record], list[Record] | Path] = {
         RepoOrderRow: [r.model_copy(update={"run_id": s.run_id}) for r in orderer.rows]}
     packed = _pack(s, text_shards, numbers["kept"], tables, shard_rows)

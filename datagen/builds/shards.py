@@ -23,6 +23,7 @@ from rich.console import Console
 
 from datagen.builds.progress import progress_bar
 from datagen.config.cpt import ShardsConfig
+from datagen.memory import release_memory
 from datagen.records import CodeFile, ShardRow
 from datagen.records.base import arrow_schema
 
@@ -87,6 +88,8 @@ def iter_repos(con: duckdb.DuckDBPyConnection, crawl_files: list[str], batch_row
             n = sum(1 for _ in group)
             yield repo, window.take(order.slice(start, n)).to_pylist()
             start += n
+        del window, order
+        release_memory()  # the window's buffers, before the next window is read
 
 
 def _ordered(repos, order: OrderFn):

@@ -17,6 +17,7 @@ from datatrove.executor.local import LocalPipelineExecutor
 from datatrove.pipeline.base import PipelineStep
 
 from datagen.builds.procs import die_with_parent
+from datagen.memory import release_memory
 from datagen.records import FileRow
 from datagen.records.base import arrow_schema
 
@@ -74,6 +75,7 @@ class RowsParquetWriter(PipelineStep):
                 if len(batch["text"]) >= self.batch_rows:
                     writer.write_table(_arrow_table(batch, schema))
                     batch = {k: [] for k in batch}
+                    release_memory()  # a worker runs task after task: keep only what one batch needs
                 self.stat_update("rows")
             if batch["text"]:
                 writer.write_table(_arrow_table(batch, schema))

@@ -28,7 +28,7 @@ class NearDedupConfig(StrictModel):
     )
     seed: int = 42
     partitions: int = Field(4, ge=1, description="hash-range files per band (bounds memory)")
-    batch_bytes: int = Field(8 << 20, ge=1 << 16, description="text per signature batch (small: cache friendly)")
+    batch_bytes: int = Field(4 << 20, ge=1 << 16, description="text per signature batch (small: cache friendly)")
 
     @property
     def num_perm(self) -> int:

@@ -33,6 +33,7 @@ from datatrove.pipeline.base import PipelineStep
 
 from datagen.config.curate import NearDedupConfig
 from datagen.curate.minhash import band_hashes, estimated_jaccard, signatures
+from datagen.memory import release_memory
 
 _RANK_SHIFT = 40  # global id = rank << 40 | row within the rank's signature file
 _BAND_REC = np.dtype([("h", "<u8"), ("g", "<u8")])
@@ -47,10 +48,11 @@ CLUSTER_SCHEMA = pa.schema(
 )
 
 
-def _read_ids(path: Path | None) -> set[str]:
+def _read_ids(path: Path | None) -> pa.Array | None:
+    """The ``file_id`` column of ``path`` as one Arrow array (compact, no Python strings)."""
     if path is None:
-        return set()
-    return set(pq.read_table(path, columns=["file_id"]).column("file_id").to_pylist())
+        return None
+    return pq.read_table(path, columns=["file_id"]).column("file_id").combine_chunks()
 
 
 class SignatureStep(PipelineStep):
@@ -81,10 +83,10 @@ class SignatureStep(PipelineStep):
             for batch in pf.iter_batches(batch_size=256, columns=cols):
                 table = pa.Table.from_batches([batch])
                 keep = pc.equal(table["decision"], "kept")
-                if excluded:
-                    ids = table["file_id"].to_pylist()
-                    keep = pc.and_(keep, pa.array([i not in excluded for i in ids]))
+                if excluded is not None and len(excluded):
+                    keep = pc.and_(keep, pc.invert(pc.is_in(table["file_id"], value_set=excluded)))
                 table = table.filter(keep)
+                release_memory()  # the decoded row group (its pages) is not needed again
                 if table.num_rows:
                     yield table
 
@@ -98,10 +100,15 @@ class SignatureStep(PipelineStep):
                 d = out / "bands" / f"b{b:03d}" / f"p{p:03d}"
                 d.mkdir(parents=True, exist_ok=True)
                 band_files[b, p] = open(d / f"{rank:05d}.bin", "wb")  # noqa: SIM115
-        metas: list[pa.Table] = []
         n_rows = 0
+        # metadata rows go to disk batch by batch: a rank's table would grow with the corpus
+        meta_path = out / "sigs" / f"{rank:05d}.meta.parquet"
+        meta_tmp = meta_path.with_suffix(".tmp")
         try:
-            with open(out / "sigs" / f"{rank:05d}.sig", "wb") as sig_file:
+            with (
+                open(out / "sigs" / f"{rank:05d}.sig", "wb") as sig_file,
+                pq.ParquetWriter(meta_tmp, _META_SCHEMA) as metas,
+            ):
                 for table in self._group(self._batches(rank, world_size)):
                     with self.track_time():
                         sigs, has = signatures(table["text"], cfg.ngram, cfg.num_perm, cfg.seed)
@@ -113,7 +120,7 @@ class SignatureStep(PipelineStep):
                     )
                     n_rows += len(sigs)
                     sig_file.write(np.ascontiguousarray(sigs).tobytes())
-                    metas.append(table.select(META_COLUMNS))
+                    metas.write_table(table.select(META_COLUMNS).cast(_META_SCHEMA))
                     bh = band_hashes(sigs, cfg.bands, cfg.rows)
                     part = bh % np.uint64(cfg.partitions)
                     for b in range(cfg.bands):
@@ -122,15 +129,12 @@ class SignatureStep(PipelineStep):
                             rec = np.empty(int(sel.sum()), _BAND_REC)
                             rec["h"], rec["g"] = bh[sel, b], gids[sel]
                             band_files[b, p].write(rec.tobytes())
+                    del table, sigs, bh
+                    release_memory()  # the batch's buffers, not kept for the next one
         finally:
             for f in band_files.values():
                 f.close()
-        meta = (
-            pa.concat_tables(metas)
-            if metas
-            else pa.table({c: pa.array([], t) for c, t in zip(META_COLUMNS, _META_TYPES, strict=True)})
-        )
-        pq.write_table(meta.cast(_META_SCHEMA), out / "sigs" / f"{rank:05d}.meta.parquet")
+        meta_tmp.replace(meta_path)
         return iter(())
 
     def _group(self, tables):

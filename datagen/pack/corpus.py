@@ -20,6 +20,7 @@ import pyarrow.parquet as pq
 
 from datagen.config.pack import PackConfig
 from datagen.errors import UserError
+from datagen.memory import release_memory
 from datagen.pack.docs import RepoDoc, SourceRow, build_docs, repo_pieces
 from datagen.pack.packer import Packer
 from datagen.pack.tokenize import LoadedTokenizer, load_tokenizer
@@ -90,6 +91,7 @@ class _SplitOutputs:
         self.padding[S] += batch.pad_tokens
         for w in self.writers[S]:
             w.write(batch)
+        release_memory()  # the batch's Arrow columns and compression buffers
 
     def close(self, run_id: str, tokenizer: str) -> tuple[list[PackOutputRow], list[WrittenFile]]:
         rows, files = [], []
@@ -233,5 +235,6 @@ def _repo_docs(
         if size >= cfg.batch_bytes:
             yield from flush()
             batch, size = [], 0
+            release_memory()  # the batch's text and encodings: freed, and given back
     if batch:
         yield from flush()
