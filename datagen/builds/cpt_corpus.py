@@ -2,7 +2,8 @@
 
 Stages, each a function below (each resumable through the run's work folder):
 
-1. ``_list`` (main process): every file with its path-level skip reason.
+1. ``_list`` (main process): every file with its path-level skip reason, streamed repo by
+   repo into the listing parquet the crawl tasks read.
 2. ``_crawl`` (datatrove, ``ceil(files / files_per_task)`` tasks): read, content checks,
    the per-file steps of ``datagen.builds.file_steps.FILE_STEPS``, one parquet per rank with
    every row.
@@ -20,7 +21,8 @@ Stages 4-6 write into ``<work>/stage``; ``datagen.builds.switch`` moves the file
 output folder around the manifest transaction, so the manifest never lists a missing file
 and a failed build leaves the previous output whole.
 
-Memory: stages 3-6 stay within the recipe's ``memory_mb`` whatever the corpus size:
+Memory: the listing never holds more than one repo's files and one crawl task's rows;
+stages 3-6 stay within the recipe's ``memory_mb`` whatever the corpus size:
 DuckDB is capped (``duckdb_config``), the shard writer and packing stream repo by repo,
 and per-file rows go through DuckDB or parquet, never a Python list of the corpus.
 ``<work>/stages.log`` says which stage a running build is in.
@@ -30,11 +32,15 @@ The run itself (id, ``runs`` row, work folder, already-built check) is a ``Build
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import math
+import os
 import shutil
+import socket
 import sys
 import time
+import uuid
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -55,10 +61,10 @@ from datagen.builds.steps import RowsParquetWriter
 from datagen.builds.switch import switch_outputs
 from datagen.config.base import load_recipe, validate
 from datagen.config.cpt import CptCorpusRecipe
-from datagen.crawl.paths import display_path, path_raw
+from datagen.crawl.paths import display_path, os_path, path_raw
 from datagen.crawl.reader import RepoFileReader
 from datagen.crawl.rules import CrawlRules
-from datagen.crawl.sources import Repo, discover, fingerprint, list_repo
+from datagen.crawl.sources import ListedFile, Repo, discover, fingerprint, list_repo
 from datagen.curate.base import FileStep, StepContext
 from datagen.curate.dedup import apply_near_dedup, exact_dedup
 from datagen.errors import JobsSubmitted
@@ -97,6 +103,17 @@ class BuildResult:
 
 
 @dataclass
+class _Listing:
+    """Stage 1's result: the repos, and every file of them in (repo, path) order in a
+    parquet (``file``, see ``_list``), with the totals the later stages need."""
+
+    repos: list[Repo]
+    file: Path
+    files: int = 0
+    needed_bytes: int = 0  # bytes the crawl will read (the files not skipped by path)
+
+
+@dataclass
 class _Stages:
     """What every stage reads: the recipe, where it writes, the console and the clock."""
 
@@ -129,25 +146,27 @@ def run_cpt_corpus(
     cfg = load_cpt_recipe(recipe, overrides, inputs=inputs, output=output, workers=workers)
     out = Path(cfg.output)
     clock = Stopwatch()
-    repos, listed = _list(cfg, console, clock)
-    run = BuildRun(out, "build cpt-corpus", cfg, _fingerprint(cfg, repos, listed), force)
-    if run.already_built(functools.partial(outputs_intact, out, run.run_id)):
-        console.print(f"[green]Nothing to do:[/] {out} already holds this build (run {run.run_id}). "
-                      "Use --force to rebuild.")
-        return BuildResult(output=out, run_id=run.run_id, skipped=True, seconds=time.monotonic() - t0)
-    run.needed_bytes = sum(lf.size for _, lf in listed if lf.skip is None)
-    run.scratch = [run.work / n for n in
-                   ("stage", "shards", "decisions.duckdb", "decisions.duckdb.wal", "duckdb.tmp")]
-    stages = _Stages(cfg, out, run.work, run.run_id, console, clock, StageRunner(cfg.executor, run.run_id, console))
-    try:
-        with run:
-            clock.log = run.work / "stages.log"  # which stage a running build is in
-            result = _build(stages, repos, listed)
-    except JobsSubmitted as sub:
-        sub.continuation = submit_rest("cpt-corpus", cfg.model_dump(mode="json"), cfg.executor, run.work,
-                                       out / "logs" / "slurm", sub.job_id, cfg.workers)
-        return BuildResult(output=out, run_id=run.run_id, skipped=False, submitted=sub,
-                           seconds=time.monotonic() - t0)
+    with _listing_file(out) as listing_file:
+        listing = _list(cfg, console, clock, listing_file)
+        run = BuildRun(out, "build cpt-corpus", cfg, _fingerprint(cfg, listing), force)
+        if run.already_built(functools.partial(outputs_intact, out, run.run_id)):
+            console.print(f"[green]Nothing to do:[/] {out} already holds this build (run {run.run_id}). "
+                          "Use --force to rebuild.")
+            return BuildResult(output=out, run_id=run.run_id, skipped=True, seconds=time.monotonic() - t0)
+        run.needed_bytes = listing.needed_bytes
+        run.scratch = [run.work / n for n in
+                       ("stage", "shards", "decisions.duckdb", "decisions.duckdb.wal", "duckdb.tmp")]
+        stages = _Stages(cfg, out, run.work, run.run_id, console, clock,
+                         StageRunner(cfg.executor, run.run_id, console))
+        try:
+            with run:
+                clock.log = run.work / "stages.log"  # which stage a running build is in
+                result = _build(stages, listing)
+        except JobsSubmitted as sub:
+            sub.continuation = submit_rest("cpt-corpus", cfg.model_dump(mode="json"), cfg.executor, run.work,
+                                           out / "logs" / "slurm", sub.job_id, cfg.workers)
+            return BuildResult(output=out, run_id=run.run_id, skipped=False, submitted=sub,
+                               seconds=time.monotonic() - t0)
     result.seconds = time.monotonic() - t0
     result.stage_seconds = clock.seconds
     return result
@@ -165,22 +184,62 @@ def load_cpt_recipe(recipe: str | Path | None, overrides: list[str] | None, *, i
     return cfg
 
 
-def _list(cfg: CptCorpusRecipe, console: Console, clock: Stopwatch) -> tuple[list[Repo], list]:
-    """Stage 1: the repos and every file of them, sorted by (repo, path)."""
+@contextlib.contextmanager
+def _listing_file(out: Path) -> Iterator[Path]:
+    """Where stage 1 writes the listing. The run id hashes the listing, so the run's work
+    folder is not known yet: a temp file under ``<out>/.work`` (the same disk as the work
+    folder), which ``_crawl`` moves in; removed if still here when the build ends, with
+    ``<out>/.work`` if empty (as a finished run leaves it) and ``out`` if made for it and
+    empty. Its name says which process writes it, so a killed build's is removed by the
+    next build on the same host."""
+    made_out = not out.exists()
+    (out / ".work").mkdir(parents=True, exist_ok=True)
+    host = socket.gethostname()
+    for old in (out / ".work").glob(f"listing-{host}-*.parquet.tmp"):
+        if not _alive(int(old.name.split("-")[-2])):
+            old.unlink(missing_ok=True)
+    tmp = out / ".work" / f"listing-{host}-{os.getpid()}-{uuid.uuid4().hex[:8]}.parquet.tmp"
+    try:
+        yield tmp
+    finally:
+        tmp.unlink(missing_ok=True)
+        for folder in (out / ".work", out) if made_out else (out / ".work",):
+            with contextlib.suppress(OSError):
+                folder.rmdir()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process
+        return True
+    return True
+
+
+def _list(cfg: CptCorpusRecipe, console: Console, clock: Stopwatch, file: Path) -> _Listing:
+    """Stage 1: the repos, and every file of them sorted by (repo, path) into ``file``,
+    written repo by repo so that no list of the corpus is held."""
     rules = CrawlRules.from_config(cfg.crawl)
     repos = discover(cfg.inputs, cfg.crawl.repo_names)  # UserError on a missing input
     check_pack_setup(cfg.pack, (r.name for r in repos))  # UserError before any work
-    listed = []
-    with clock.stage("list"), progress_bar(console, "listing repos", len(repos)) as advance:
-        for repo in repos:
-            listed.extend((repo, lf) for lf in list_repo(repo, rules))
+    listing = _Listing(repos, file)
+    with (clock.stage("list"), progress_bar(console, "listing repos", len(repos)) as advance,
+          _ListingWriter(file, cfg.crawl.files_per_task) as writer):
+        # Repo names are unique (``discover``): repos in name order, each one's files in
+        # path order, is the (repo, path) order.
+        for repo in sorted(repos, key=lambda r: r.name):
+            files = sorted(list_repo(repo, rules), key=lambda lf: lf.path)
+            writer.write(repo, files)
+            listing.files += len(files)
+            listing.needed_bytes += sum(lf.size for lf in files if lf.skip is None)
             advance(1)
-    listed.sort(key=lambda x: (x[1].repo, x[1].path))
-    return repos, listed
+    return listing
 
 
-def _fingerprint(cfg: CptCorpusRecipe, repos: list[Repo], listed: list) -> str:
-    fp = fingerprint(repos, [lf for _, lf in listed])
+def _fingerprint(cfg: CptCorpusRecipe, listing: _Listing) -> str:
+    fp = fingerprint(listing.repos, _read_listing(listing.file))
     if cfg.pack.tokenizer:  # same path, new tokenizer content: a different build
         from datagen.pack.tokenize import tokenizer_digest
 
@@ -188,8 +247,8 @@ def _fingerprint(cfg: CptCorpusRecipe, repos: list[Repo], listed: list) -> str:
     return fp
 
 
-def _build(s: _Stages, repos: list[Repo], listed: list) -> BuildResult:
-    crawl_files = _crawl(s, repos, listed)
+def _build(s: _Stages, listing: _Listing) -> BuildResult:
+    crawl_files = _crawl(s, listing)
     shutil.rmtree(s.stage, ignore_errors=True)  # a killed run's half-written outputs
     db_path = s.work / "decisions.duckdb"
     db_path.unlink(missing_ok=True)  # always recomputed from the crawl output: cheap, idempotent
@@ -225,19 +284,21 @@ def file_steps(cfg: CptCorpusRecipe, repos: list[Repo]) -> list[FileStep]:
     return [step.from_recipe(section, context) for step, section in sections if section.enabled]
 
 
-def _crawl(s: _Stages, repos: list[Repo], listed: list) -> list[str]:
+def _crawl(s: _Stages, listing: _Listing) -> list[str]:
     """Stage 2: read every listed file through the file steps; returns the rank parquets."""
-    listing = s.work / "listing.parquet"
-    if not listing.exists():
-        _write_listing(listing, listed, s.cfg.crawl.files_per_task)
-    tasks = max(1, math.ceil(len(listed) / s.cfg.crawl.files_per_task))
+    path = s.work / "listing.parquet"
+    if path.exists():  # a resumed run keeps the listing its finished tasks read (the same rows)
+        listing.file.unlink()
+    else:
+        listing.file.replace(path)
+    tasks = max(1, math.ceil(listing.files / s.cfg.crawl.files_per_task))
     # Import specifiers are read here, in the workers, once (not again when ordering).
     imports = [ImportsStep()] if s.cfg.pack.order == "imports" else []
-    steps = [RepoFileReader(str(listing), s.cfg.crawl.files_per_task, s.cfg.crawl),
-             *file_steps(s.cfg, repos), *imports, RowsParquetWriter(str(s.work / "crawl"))]
+    steps = [RepoFileReader(str(path), s.cfg.crawl.files_per_task, s.cfg.crawl),
+             *file_steps(s.cfg, listing.repos), *imports, RowsParquetWriter(str(s.work / "crawl"))]
     with s.clock.stage("crawl"):
         s.runner.run("crawling", steps, tasks, min(s.cfg.workers, tasks), s.work / "logs" / "crawl",
-                     progress={"files_per_task": s.cfg.crawl.files_per_task, "total_files": len(listed)})
+                     progress={"files_per_task": s.cfg.crawl.files_per_task, "total_files": listing.files})
     return sorted(str(p) for p in (s.work / "crawl").glob("*.parquet"))
 
 
@@ -344,18 +405,48 @@ def _repos_by_split(con: duckdb.DuckDBPyConnection, cfg: CptCorpusRecipe) -> dic
     return splits
 
 
-def _write_listing(path: Path, listed: list, files_per_task: int) -> None:
-    """One row group per crawl task, so that each task reads only its own slice."""
-    rows = [
-        {"repo": lf.repo, "path": display_path(lf.path), "path_raw": path_raw(lf.path), "size": lf.size,
-         "skip": lf.skip, "lang": lf.lang,
-         "git_oid": lf.git_oid, "license": repo.license, "source": repo.source, "root": repo.root,
-         "kind": repo.kind}
-        for repo, lf in listed
-    ]
-    tmp = path.with_suffix(".tmp")
-    pq.write_table(pa.Table.from_pylist(rows, schema=LISTING_SCHEMA), tmp, row_group_size=files_per_task)
-    tmp.replace(path)
+class _ListingWriter:
+    """Writes the listing: one row group per crawl task (``files_per_task`` rows), so that
+    each task reads only its own slice; holds at most one row group's rows."""
+
+    def __init__(self, path: Path, files_per_task: int) -> None:
+        self.files_per_task = files_per_task
+        self.rows: list[dict] = []
+        self.groups = 0
+        self.writer = pq.ParquetWriter(path, LISTING_SCHEMA)
+
+    def __enter__(self) -> _ListingWriter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if exc[0] is None and (self.rows or not self.groups):  # no file at all: one empty group
+            self._flush()
+        self.writer.close()
+
+    def write(self, repo: Repo, files: list[ListedFile]) -> None:
+        for lf in files:
+            self.rows.append(
+                {"repo": lf.repo, "path": display_path(lf.path), "path_raw": path_raw(lf.path), "size": lf.size,
+                 "skip": lf.skip, "lang": lf.lang, "git_oid": lf.git_oid, "license": repo.license,
+                 "source": repo.source, "root": repo.root, "kind": repo.kind})
+            if len(self.rows) == self.files_per_task:
+                self._flush()
+
+    def _flush(self) -> None:
+        table = pa.Table.from_pylist(self.rows, schema=LISTING_SCHEMA)
+        self.writer.write_table(table, row_group_size=self.files_per_task)
+        self.rows = []
+        self.groups += 1
+
+
+def _read_listing(path: Path) -> Iterator[ListedFile]:
+    """The listing's files back, a few thousand at a time, as ``fingerprint`` hashes them."""
+    columns = ["repo", "path", "path_raw", "size", "skip", "git_oid"]
+    with pq.ParquetFile(path) as listing:
+        for batch in listing.iter_batches(batch_size=4096, columns=columns):
+            for row in batch.to_pylist():
+                yield ListedFile(row["repo"], os_path(row["path"], row["path_raw"]), row["size"],
+                                 skip=row["skip"], git_oid=row["git_oid"])
 
 
 __all__ = ["run_cpt_corpus", "load_cpt_recipe", "file_steps", "BuildResult", "LISTING_SCHEMA"]

@@ -227,8 +227,8 @@ class BuildRun:
                           "WHERE status = 'running' AND command LIKE 'build %'", [_now()])
         work_root = self.out / ".work"
         if work_root.is_dir():
-            for folder in work_root.iterdir():
-                if folder.name != self.run_id:
+            for folder in work_root.iterdir():  # files there are not runs' (a build's listing before its id)
+                if folder.name != self.run_id and folder.is_dir():
                     shutil.rmtree(folder, ignore_errors=True)
 
     def _resumed_start(self) -> dt.datetime | None:

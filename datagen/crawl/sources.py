@@ -13,6 +13,7 @@ import hashlib
 import os
 import stat
 import subprocess
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -321,8 +322,12 @@ def discover(inputs: list[str], repo_names: dict[str, str]) -> list[Repo]:
     return repos
 
 
-def fingerprint(repos: list[Repo], files: list[ListedFile]) -> str:
-    """Hash of what the crawl will read: git heads, or paths+sizes+mtimes for folders."""
+def fingerprint(repos: list[Repo], files: Iterable[ListedFile]) -> str:
+    """Hash of what the crawl will read: git heads, or paths+sizes+mtimes for folders.
+
+    ``files`` is read once, in order, so it may be a stream (e.g. read back from a listing
+    on disk); the repos' licenses and errors must be known already (they are hashed first).
+    """
     h = hashlib.sha256()
     roots = {r.name: r for r in repos}
     for r in repos:

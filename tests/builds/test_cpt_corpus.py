@@ -346,3 +346,62 @@ def test_repo_names_stay_unique(tmp_path):
         write_tree(tmp_path / d, {"x.py": "x = 1\n"})
     names = [r.name for r in discover([str(tmp_path / d) for d in ("a/foo", "b/foo", "c/foo-2")], {})]
     assert len(set(names)) == 3 and names[0] == "foo"
+
+
+def test_streamed_listing_is_the_sorted_listing_of_every_file(tmp_path):
+    """Stage 1 lists repo by repo, never holding the corpus: its parquet, totals and run
+    fingerprint are those of every file sorted by (repo, path) in one list."""
+    from rich.console import Console
+
+    from datagen.builds.cpt_corpus import _fingerprint, _list, load_cpt_recipe
+    from datagen.builds.progress import Stopwatch
+    from datagen.crawl.rules import CrawlRules
+    from datagen.crawl.sources import discover, fingerprint, list_repo
+
+    inputs = [
+        write_tree(tmp_path / "in" / "zeta", {"a.py": "a = 1\n", "a/b/c.py": "c = 1\n", "a.b.py": "ab = 1\n",
+                                              "node_modules/x/i.js": "i = 1;\n", "logo.png": b"\x89PNG",
+                                              "caf\udce9.py": "e = 1\n"}),
+        make_git_repo(tmp_path / "in" / "beta", {"LICENSE": MIT, "z.py": "z = 1\n", "d/e.py": "e = 1\n",
+                                                 "d.py": "d = 1\n", ".gitignore": "*.log\n"}),
+        write_tree(tmp_path / "other" / "beta", {"LICENSE": MIT, "x.py": "x = 1\n", "skip.log": "l\n",
+                                                 ".gitignore": "*.log\n"}),  # named beta-2
+    ]
+    cfg = load_cpt_recipe(None, ["crawl.files_per_task=4"], inputs=[str(p) for p in inputs],
+                          output=str(tmp_path / "out"))
+    listing = _list(cfg, Console(quiet=True), Stopwatch(), tmp_path / "listing.parquet")
+
+    rules = CrawlRules.from_config(cfg.crawl)
+    repos = discover(cfg.inputs, cfg.crawl.repo_names)
+    every = sorted(((r, lf) for r in repos for lf in list_repo(r, rules)), key=lambda x: (x[1].repo, x[1].path))
+    written = pq.ParquetFile(tmp_path / "listing.parquet")
+    rows = written.read().to_pylist()
+    assert [(r["repo"], r["path"]) for r in rows] == [
+        (lf.repo, lf.path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace"))
+        for _, lf in every]
+    assert [(r["size"], r["skip"], r["git_oid"], r["license"]) for r in rows] == [
+        (lf.size, lf.skip, lf.git_oid, r.license) for r, lf in every]
+    assert {r["repo"] for r in rows} == {"zeta", "beta", "beta-2"}
+    assert {"gitignored", "vendored", "binary"} <= {r["skip"] for r in rows}
+    assert [written.metadata.row_group(i).num_rows for i in range(written.num_row_groups)] == [4] * (
+        len(rows) // 4) + ([len(rows) % 4] if len(rows) % 4 else [])
+    assert listing.files == len(every)
+    assert listing.needed_bytes == sum(lf.size for _, lf in every if lf.skip is None) > 0
+    assert _fingerprint(cfg, listing) == fingerprint(repos, [lf for _, lf in every])
+
+
+def test_listing_leaves_no_temp_file(two_repos, tmp_path):
+    """The listing is written before the run id is known, into a temp file under .work:
+    moved into the run's work folder or removed, and a killed build's is cleaned up."""
+    import socket
+
+    out = tmp_path / "out"
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
+                          text=True, check=True).stdout.strip()
+    killed = out / ".work" / f"listing-{socket.gethostname()}-{dead}-0123abcd.parquet.tmp"
+    write_tree(out / ".work", {killed.name: "half a listing"})
+    build(two_repos, out)
+    assert not (out / ".work").exists()
+    again = build(two_repos, out)
+    assert again.skipped
+    assert not (out / ".work").exists()
