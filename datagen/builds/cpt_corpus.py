@@ -68,7 +68,7 @@ from datagen.crawl.sources import ListedFile, Repo, discover, fingerprint, list_
 from datagen.curate.base import FileStep, StepContext
 from datagen.curate.dedup import apply_near_dedup, exact_dedup
 from datagen.errors import JobsSubmitted
-from datagen.memory import release_memory
+from datagen.memory import release_memory, release_polars_memory_in_workers
 from datagen.pack.corpus import check_pack_setup, pack_corpus
 from datagen.pack.imports_step import ImportsStep
 from datagen.pack.ordering import RepoOrderer, split_of
@@ -142,6 +142,7 @@ def run_cpt_corpus(
 ) -> BuildResult:
     """Run the build; see the module docstring. Returns counts for the summary."""
     t0 = time.monotonic()
+    release_polars_memory_in_workers()  # before the build starts any worker
     console = console or Console(file=sys.__stderr__)
     cfg = load_cpt_recipe(recipe, overrides, inputs=inputs, output=output, workers=workers)
     out = Path(cfg.output)

@@ -65,7 +65,9 @@ class RowsParquetWriter(PipelineStep):
         final = Path(self.folder) / f"{rank:05d}.parquet"
         tmp = final.with_suffix(".parquet.tmp")
         batch: dict[str, list] = {f.name: [] for f in schema}
-        with pq.ParquetWriter(tmp, schema, compression="zstd") as writer:
+        # No dictionary for ``text``: file texts are nearly all distinct, and a dictionary
+        # page holds a whole row group's text, which every reader then decodes at once.
+        with pq.ParquetWriter(tmp, schema, compression="zstd", use_dictionary=names) as writer:
             for doc in data:
                 if not doc.metadata.keys() <= columns:
                     raise UnknownField(sorted(doc.metadata.keys() - columns), doc.metadata.get("path"))

@@ -29,6 +29,16 @@ def _mix(x: np.ndarray) -> np.ndarray:
     return x ^ (x >> np.uint64(31))
 
 
+def _mix_inplace(x: np.ndarray, tmp: np.ndarray) -> None:
+    """``x = _mix(x)`` with one scratch array ``tmp`` of the same shape instead of a new
+    array per operation (a batch's shingle hashes are millions of values)."""
+    for shift, mult in ((30, _M1), (27, _M2), (31, None)):
+        np.right_shift(x, np.uint64(shift), out=tmp)
+        x ^= tmp
+        if mult is not None:
+            x *= mult
+
+
 def shingle_hashes(texts: Texts, ngram: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     """Hash every ``ngram``-token shingle of every text.
 
@@ -41,23 +51,30 @@ def shingle_hashes(texts: Texts, ngram: int, seed: int) -> tuple[np.ndarray, np.
             {"text": texts if isinstance(texts, list) else pl.from_arrow(texts)},
             schema={"text": pl.String},
         )
+        .lazy()  # one query: polars drops each intermediate column as soon as it can
         .with_row_index("doc")
         .select("doc", pl.col("text").str.extract_all(r"\S+").alias("w"))
         .explode("w")
         .drop_nulls("w")
         .select("doc", pl.col("w").hash(seed=seed).alias("h"))
+        .collect()
     )
     wh = words["h"].to_numpy()
     doc = words["doc"].to_numpy()
+    del words
     count = len(wh) - ngram + 1
     if count <= 0:
         return np.zeros(0, np.uint64), np.zeros(n_docs + 1, np.uint64)
     with np.errstate(over="ignore"):
         # Position-weighted sum of word hashes (distinct odd weights), then one mix.
         sh = wh[:count].copy()
+        tmp = np.empty_like(sh)
         for k in range(1, ngram):
-            sh += wh[k : k + count] * (np.uint64(2 * k + 1) * _GOLD)
-        sh = _mix(sh)
+            np.multiply(wh[k : k + count], np.uint64(2 * k + 1) * _GOLD, out=tmp)
+            sh += tmp
+        del wh
+        _mix_inplace(sh, tmp)
+        del tmp
     # A shingle is valid when its first and last token belong to the same text.
     valid = doc[:count] == doc[ngram - 1 : ngram - 1 + count]
     sh = sh[valid]

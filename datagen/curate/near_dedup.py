@@ -35,6 +35,7 @@ from datagen.config.curate import NearDedupConfig
 from datagen.curate.minhash import band_hashes, estimated_jaccard, signatures
 from datagen.memory import release_memory
 
+_READ_ROWS = 64  # rows per parquet read of the signature stage
 _RANK_SHIFT = 40  # global id = rank << 40 | row within the rank's signature file
 _BAND_REC = np.dtype([("h", "<u8"), ("g", "<u8")])
 META_COLUMNS = ["file_id", "repo", "path", "bytes"]
@@ -48,11 +49,22 @@ CLUSTER_SCHEMA = pa.schema(
 )
 
 
+def _arrow(values) -> pa.Array:
+    """Python or numpy values as an Arrow array, converted by polars: pyarrow's own
+    conversion (``pa.array``, ``pa.scalar``, a Python scalar operand of ``pc.equal``)
+    imports pandas on first use, which the signature workers otherwise never load
+    (some 40 MB of memory in each)."""
+    return pl.Series(values).to_arrow()
+
+
 def _read_ids(path: Path | None) -> pa.Array | None:
-    """The ``file_id`` column of ``path`` as one Arrow array (compact, no Python strings)."""
+    """The ``file_id`` column of ``path`` as one Arrow array (compact, no Python strings).
+
+    Read with ``ParquetFile``: ``pq.read_table`` goes through ``pyarrow.dataset``, whose
+    import pulls in pandas (see ``_arrow``)."""
     if path is None:
         return None
-    return pq.read_table(path, columns=["file_id"]).column("file_id").combine_chunks()
+    return pq.ParquetFile(path).read(columns=["file_id"]).column("file_id").combine_chunks()
 
 
 class SignatureStep(PipelineStep):
@@ -76,17 +88,21 @@ class SignatureStep(PipelineStep):
     def _batches(self, rank: int, world_size: int):
         excluded = _read_ids(Path(self.exclude) if self.exclude else None)
         cols = ["text", "decision", *META_COLUMNS]
+        kept = _arrow(["kept"]).cast(pa.string())
         for i, path in enumerate(self.inputs):
             if i % world_size != rank:
                 continue
             pf = pq.ParquetFile(path)
-            for batch in pf.iter_batches(batch_size=256, columns=cols):
+            # Small reads (a group overshoots ``batch_bytes`` by at most one read), on one
+            # thread: decoding columns in parallel buys little here and leaves freed
+            # memory in every pool thread's heap.
+            for batch in pf.iter_batches(batch_size=_READ_ROWS, columns=cols, use_threads=False):
                 table = pa.Table.from_batches([batch])
-                keep = pc.equal(table["decision"], "kept")
+                del batch
+                keep = pc.is_in(table["decision"], value_set=kept)
                 if excluded is not None and len(excluded):
                     keep = pc.and_(keep, pc.invert(pc.is_in(table["file_id"], value_set=excluded)))
                 table = table.filter(keep)
-                release_memory()  # the decoded row group (its pages) is not needed again
                 if table.num_rows:
                     yield table
 
@@ -112,7 +128,7 @@ class SignatureStep(PipelineStep):
                 for table in self._group(self._batches(rank, world_size)):
                     with self.track_time():
                         sigs, has = signatures(table["text"], cfg.ngram, cfg.num_perm, cfg.seed)
-                    table, sigs = table.filter(pa.array(has)), sigs[has]
+                    table, sigs = table.filter(_arrow(has)), sigs[has]
                     self.stat_update("files", value=int(has.size))
                     self.stat_update("no_shingles", value=int((~has).sum()))
                     gids = (np.uint64(rank) << np.uint64(_RANK_SHIFT)) + np.arange(
@@ -145,8 +161,9 @@ class SignatureStep(PipelineStep):
             pending.append(t)
             size += pc.sum(pc.binary_length(t["text"])).as_py() or 0
             if size >= self.cfg.batch_bytes:
-                yield pa.concat_tables(pending)
-                pending, size = [], 0
+                group = pa.concat_tables(pending)
+                pending, size = [], 0  # not held while the group is hashed
+                yield group
         if pending:
             yield pa.concat_tables(pending)
 
