@@ -1,12 +1,13 @@
 """Give memory that a stage has freed back to the system.
 
 Freed memory stays with the allocator that held it: Arrow's pool (mimalloc) keeps freed
-pages for reuse, glibc keeps its arenas and polars' jemalloc keeps freed pages for 10 s, so after a stage the process still counts
-most of its peak, and the next stage's peak comes on top of it. ``release_memory``
-returns both to the system; the builds call it where a stage or a batch of it ends, so a
-process holds what its current work needs rather than what its largest work needed.
-Polars' jemalloc cannot be asked from Python; ``release_polars_memory_in_workers`` makes
-it return freed pages at once in the worker processes started after it.
+pages for reuse, glibc keeps its arenas and polars' jemalloc keeps freed pages for 10 s,
+so after a stage the process still counts most of its peak, and the next stage's peak
+comes on top of it. ``release_memory`` returns Arrow's and glibc's to the system; the
+builds call it where a stage or a batch of it ends, so a process holds what its current
+work needs rather than what its largest work needed. Polars' jemalloc cannot be asked
+from Python: ``release_polars_memory_in_workers`` makes it return freed pages at once in
+the worker processes started after it.
 """
 
 from __future__ import annotations

@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import itertools
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
@@ -182,3 +186,30 @@ def test_small_inputs_get_one_worker_large_ones_all(tmp_path):
     assert useful_workers([big], 8) == 1  # one parquet, one task
     assert useful_workers([big, *small], 8) == 4
     assert useful_workers([big, *small], 2) == 2
+
+
+_SIGNATURES_IN_A_FRESH_PROCESS = """
+import sys
+from pathlib import Path
+from datagen.config.curate import NearDedupConfig
+from datagen.curate.near_dedup import SignatureStep
+parts, out, exclude = sys.argv[1:3], Path(sys.argv[3]), Path(sys.argv[4])
+SignatureStep([Path(p) for p in parts], out, NearDedupConfig(), exclude).run(rank=0, world_size=1)
+assert (out / "sigs" / "00000.sig").stat().st_size > 0
+print("pandas" in sys.modules)
+"""
+
+
+def test_signature_step_does_not_load_pandas(planted, tmp_path):
+    """pyarrow's Python-value conversions import pandas (some 40 MB in each signature
+    worker); the signature step does without them."""
+    parts, _ = planted
+    exclude = write_crawl(tmp_path / "exclude.parquet", [{"file_id": "base/m000.py"}])
+    done = subprocess.run(
+        [sys.executable, "-c", _SIGNATURES_IN_A_FRESH_PROCESS, *map(str, parts), str(tmp_path / "work"), str(exclude)],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])},
+    )
+    assert done.stdout.split() == ["False"]
