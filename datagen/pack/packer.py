@@ -124,7 +124,7 @@ class Packer:
             self.buf, self.starts, self.ids, self.pending = [], [], [], 0
             return
         keep = int(np.searchsorted(starts, cut, side="right"))  # docs starting at or before
-        self.buf = [stream[cut:]]
+        self.buf = [stream[cut:].copy()]  # a view would keep the whole stream alive
         self.starts = [0, *(starts[keep:] - cut).tolist()]
         self.ids = [ids[keep - 1], *ids[keep:]]
         self.pending = len(stream) - cut
