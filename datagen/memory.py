@@ -18,7 +18,6 @@ import os
 
 import pyarrow as pa
 
-
 # glibc's mallopt parameter number, and the size from which its allocations get their own
 # mapping (the default, before glibc starts moving it; see ``steady_heap``)
 _M_MMAP_THRESHOLD = -3
