@@ -22,10 +22,11 @@ from datagen.memory import release_memory
 # Characters per tokenizer call (``LoadedTokenizer._encode_ids``): enough texts for every
 # core, few enough that the call's Encoding objects stay small next to the memory budget.
 # The tokenizer frees its scratch memory in its worker threads' heaps, where it stays
-# resident: it is given back every ``TRIM_CALLS`` calls (every call: +15% CPU; never:
-# peak RSS followed the corpus, 291 -> 345 MB from 50 to 200 MB).
-ENCODE_CHARS = 1 << 19
-TRIM_CALLS = 4
+# resident: it is given back every ``TRIM_CALLS`` calls (every call of 512k characters:
+# +15% CPU; every 4: -9% pack throughput; never: peak RSS followed the corpus, 291 -> 345 MB
+# from 50 to 200 MB; every 8 calls of 1M: within a few % of never, benchmarks/pack_throughput.py).
+ENCODE_CHARS = 1 << 20
+TRIM_CALLS = 8
 EOS_CANDIDATES = ("<|endoftext|>", "</s>", "<eos>", "<|end_of_text|>", "<|im_end|>", "<EOS>")
 
 
