@@ -54,6 +54,7 @@ from datagen.builds.card import write_card
 from datagen.builds.cpt_manifest import counts, outputs_intact, write_manifest
 from datagen.builds.executors import StageRunner, submit_rest
 from datagen.builds.file_steps import FILE_STEPS
+from datagen.builds.procs import alive
 from datagen.builds.progress import Stopwatch, progress_bar
 from datagen.builds.run import BuildRun
 from datagen.builds.shards import write_text_shards
@@ -197,7 +198,7 @@ def _listing_file(out: Path) -> Iterator[Path]:
     (out / ".work").mkdir(parents=True, exist_ok=True)
     host = socket.gethostname()
     for old in (out / ".work").glob(f"listing-{host}-*.parquet.tmp"):
-        if not _alive(int(old.name.split("-")[-2])):
+        if not alive(int(old.name.split("-")[-2])):
             old.unlink(missing_ok=True)
     tmp = out / ".work" / f"listing-{host}-{os.getpid()}-{uuid.uuid4().hex[:8]}.parquet.tmp"
     try:
@@ -207,16 +208,6 @@ def _listing_file(out: Path) -> Iterator[Path]:
         for folder in (out / ".work", out) if made_out else (out / ".work",):
             with contextlib.suppress(OSError):
                 folder.rmdir()
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # another user's process
-        return True
-    return True
 
 
 def _list(cfg: CptCorpusRecipe, console: Console, clock: Stopwatch, file: Path) -> _Listing:

@@ -21,6 +21,17 @@ import time
 PR_SET_PDEATHSIG = 1
 
 
+def alive(pid: int) -> bool:
+    """Whether a process ``pid`` exists (on this host; another user's counts)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
 def die_with_parent(sig: int = signal.SIGKILL) -> None:
     """Ask the kernel to send ``sig`` to this process when its parent dies."""
     import ctypes

@@ -22,21 +22,18 @@ _M2 = np.uint64(0x94D049BB133111EB)
 _GOLD = np.uint64(0x9E3779B97F4A7C15)
 
 
-def _mix(x: np.ndarray) -> np.ndarray:
-    """splitmix64 finalizer, vectorized (uint64 arithmetic wraps)."""
-    x = (x ^ (x >> np.uint64(30))) * _M1
-    x = (x ^ (x >> np.uint64(27))) * _M2
-    return x ^ (x >> np.uint64(31))
-
-
-def _mix_inplace(x: np.ndarray, tmp: np.ndarray) -> None:
-    """``x = _mix(x)`` with one scratch array ``tmp`` of the same shape instead of a new
-    array per operation (a batch's shingle hashes are millions of values)."""
+def _mix(x: np.ndarray, tmp: np.ndarray | None = None) -> np.ndarray:
+    """splitmix64 finalizer, vectorized (uint64 arithmetic wraps), in place: ``x`` is
+    overwritten and returned. ``tmp`` is a scratch array of ``x``'s shape (made when not
+    given), so no new array is made per operation (a batch's shingle hashes are millions
+    of values)."""
+    tmp = np.empty_like(x) if tmp is None else tmp
     for shift, mult in ((30, _M1), (27, _M2), (31, None)):
         np.right_shift(x, np.uint64(shift), out=tmp)
         x ^= tmp
         if mult is not None:
             x *= mult
+    return x
 
 
 def shingle_hashes(texts: Texts, ngram: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -73,7 +70,7 @@ def shingle_hashes(texts: Texts, ngram: int, seed: int) -> tuple[np.ndarray, np.
             np.multiply(wh[k : k + count], np.uint64(2 * k + 1) * _GOLD, out=tmp)
             sh += tmp
         del wh
-        _mix_inplace(sh, tmp)
+        _mix(sh, tmp)
         del tmp
     # A shingle is valid when its first and last token belong to the same text.
     valid = doc[:count] == doc[ngram - 1 : ngram - 1 + count]
@@ -100,11 +97,13 @@ def band_hashes(sigs: np.ndarray, bands: int, rows: int) -> np.ndarray:
     n = sigs.shape[0]
     out = np.empty((n, bands), np.uint64)
     s = sigs.astype(np.uint64)
+    tmp = np.empty(n, np.uint64)
     with np.errstate(over="ignore"):
         for b in range(bands):
             h = np.full(n, np.uint64(b + 1) * _GOLD, np.uint64)
             for r in range(rows):
-                h = _mix(h ^ s[:, b * rows + r])
+                h ^= s[:, b * rows + r]
+                _mix(h, tmp)
             out[:, b] = h
     return out
 

@@ -17,16 +17,10 @@ from typing import Any
 import numpy as np
 
 from datagen.errors import UserError, install_hint
-from datagen.memory import release_memory
 
 # Characters per tokenizer call (``LoadedTokenizer._encode_ids``): enough texts for every
 # core, few enough that the call's Encoding objects stay small next to the memory budget.
-# The tokenizer frees its scratch memory in its worker threads' heaps, where it stays
-# resident: it is given back every ``TRIM_CALLS`` calls (every call of 512k characters:
-# +15% CPU; every 4: -9% pack throughput; never: peak RSS followed the corpus, 291 -> 345 MB
-# from 50 to 200 MB; every 8 calls of 1M: within a few % of never, benchmarks/pack_throughput.py).
 ENCODE_CHARS = 1 << 20
-TRIM_CALLS = 8
 EOS_CANDIDATES = ("<|endoftext|>", "</s>", "<eos>", "<|end_of_text|>", "<|im_end|>", "<EOS>")
 
 
@@ -89,7 +83,7 @@ class LoadedTokenizer:
         one call's texts only, whatever the batch size."""
         fn = getattr(self.tokenizer, "encode_batch_fast", None) or self.tokenizer.encode_batch
         out: list[np.ndarray] = []
-        start = calls = 0
+        start = 0
         while start < len(texts):
             end, size = start + 1, len(texts[start])
             while end < len(texts) and size < ENCODE_CHARS:
@@ -97,9 +91,6 @@ class LoadedTokenizer:
                 end += 1
             out.extend(np.array(e.ids, dtype=np.int32) for e in fn(texts[start:end], add_special_tokens=False))
             start = end
-            calls += 1
-            if calls % TRIM_CALLS == 0:
-                release_memory()  # the tokenizer's freed scratch memory, before it piles up
         return out
 
     def _context_ids(self, ctx: str) -> list[int]:
