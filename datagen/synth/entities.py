@@ -1,8 +1,9 @@
 """Code entities (functions, methods, classes) found with tree-sitter.
 
 An entity is the unit a strategy mutates and a task is about. Python, JavaScript and
-TypeScript are supported; spans are byte and line ranges into the original text so that
-strategies can splice edits without reformatting anything.
+TypeScript have hand-written walks; Go, Rust, Java, C, C++, Ruby and PHP share one walk
+driven by a small table per grammar (``_DEFS``). Spans are byte and line ranges into the
+original text so that strategies can splice edits without reformatting anything.
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ from typing import Any
 from datagen.crawl.grammars import ts_parser
 from datagen.synth.features import features
 
-LANGS = frozenset({"python", "javascript", "typescript"})
+TABLE_LANGS = frozenset({"go", "rust", "java", "c", "cpp", "ruby", "php"})
+LANGS = frozenset({"python", "javascript", "typescript"}) | TABLE_LANGS
 
 # node types that add one to an entity's complexity (a branch point)
 _BRANCHES: dict[str, frozenset[str]] = {
@@ -28,13 +30,45 @@ _BRANCHES: dict[str, frozenset[str]] = {
         "catch_clause", "switch_case", "ternary_expression",
     }),
 }
-_JS_LOGICAL = frozenset({"&&", "||", "??"})
+_BRANCHES.update({
+    "go": frozenset({"if_statement", "for_statement", "expression_case", "type_case", "communication_case"}),
+    "rust": frozenset({"if_expression", "for_expression", "while_expression", "loop_expression", "match_arm"}),
+    "java": frozenset({"if_statement", "for_statement", "enhanced_for_statement", "while_statement",
+                       "do_statement", "catch_clause", "switch_label", "ternary_expression"}),
+    "c": frozenset({"if_statement", "for_statement", "while_statement", "do_statement", "case_statement",
+                    "conditional_expression"}),
+    "ruby": frozenset({"if", "elsif", "unless", "if_modifier", "unless_modifier", "while", "until", "for",
+                       "while_modifier", "until_modifier", "when", "rescue", "conditional"}),
+    "php": frozenset({"if_statement", "else_if_clause", "for_statement", "foreach_statement", "while_statement",
+                      "do_statement", "catch_clause", "case_statement", "conditional_expression"}),
+})
+_BRANCHES["cpp"] = _BRANCHES["c"] | {"for_range_loop", "catch_clause"}
+_LOGICAL_TYPES = frozenset({"binary_expression", "binary"})
+_JS_LOGICAL = frozenset({"&&", "||", "??", "and", "or"})
 _JS_FUNCTION_VALUES = frozenset({"arrow_function", "function_expression", "function", "generator_function"})
 _JS_DEFS = frozenset({"function_declaration", "generator_function_declaration", "class_declaration",
                       "abstract_class_declaration", "method_definition"})
 # node types an entity's span can be (its outermost node)
+# the table walk: node type -> "function" (a method when inside a class), "method", "class",
+# or "scope" (names a qualname part without being an entity, e.g. a namespace or a Rust mod)
+_DEFS: dict[str, dict[str, str]] = {
+    "go": {"function_declaration": "function", "method_declaration": "method"},
+    "rust": {"function_item": "function", "impl_item": "class", "trait_item": "class", "mod_item": "scope"},
+    "java": {"class_declaration": "class", "interface_declaration": "class", "enum_declaration": "class",
+             "record_declaration": "class", "method_declaration": "method", "constructor_declaration": "method"},
+    "c": {"function_definition": "function"},
+    "cpp": {"function_definition": "function", "class_specifier": "class", "struct_specifier": "class",
+            "namespace_definition": "scope"},
+    "ruby": {"method": "function", "singleton_method": "method", "class": "class", "module": "class"},
+    "php": {"function_definition": "function", "method_declaration": "method", "class_declaration": "class",
+            "trait_declaration": "class", "interface_declaration": "class", "enum_declaration": "class"},
+}
+# names of the C/C++ declarator chain that wrap a function's name
+_DECLARATORS = frozenset({"function_declarator", "pointer_declarator", "reference_declarator",
+                          "parenthesized_declarator", "attributed_declarator"})
 ENTITY_NODES = _JS_DEFS | {"decorated_definition", "function_definition", "class_definition",
                            "lexical_declaration", "variable_declaration"}
+ENTITY_NODES |= frozenset(t for table in _DEFS.values() for t, k in table.items() if k != "scope")
 
 
 @dataclass(frozen=True)
@@ -80,6 +114,9 @@ def extract_entities(path: str, text: str, lang: str) -> list[Entity]:
         raise ValueError(f"unsupported language {lang!r}; expected one of {sorted(LANGS)}")
     data = text.encode("utf-8")
     root = parse(data, lang, path).root_node
+    if lang in TABLE_LANGS:
+        found = _walk_table(root, (), lang)
+        return [_make(path, lang, data, kind, name, qual, node) for kind, name, qual, node in found]
     walk = _walk_python if lang == "python" else _walk_js
     return [_make(path, lang, data, kind, name, qual, node) for kind, name, qual, node in walk(root, ())]
 
@@ -140,13 +177,84 @@ def _js_definition(node: Any, scope: tuple[tuple[str, str], ...]) -> tuple[str, 
     return None
 
 
+def _walk_table(node: Any, scope: tuple[tuple[str, str], ...], lang: str) -> Iterator[tuple[str, str, str, Any]]:
+    """Yield (kind, name, qualname, span node) for the definitions of a table language."""
+    defs = _DEFS[lang]
+    for child in node.named_children:
+        if _is_test_item(child, lang):
+            continue
+        kind = defs.get(child.type)
+        name = _table_name(child, lang) if kind else None
+        if not name:
+            yield from _walk_table(child, scope, lang)
+            continue
+        owner, name = name.rpartition(".")[0], name.rpartition(".")[2]
+        inner = (*scope, *(("class", part) for part in owner.split(".") if part))
+        if kind == "function" and (owner or (scope and scope[-1][0] == "class")):
+            kind = "method"
+        if kind != "scope":
+            yield kind, name, ".".join([s[1] for s in inner] + [name]), child
+        yield from _walk_table(child, (*inner, ("def" if kind in FUNC_KINDS else kind, name)), lang)
+
+
+FUNC_KINDS = frozenset({"function", "method"})
+
+
+def _table_name(node: Any, lang: str) -> str | None:
+    """The name of a definition ("Owner.name" for a Go method or a C++ ``S::f``), or None."""
+    if lang == "go" and node.type == "method_declaration":
+        receiver = node.child_by_field_name("receiver")
+        owner = next((n for n in _descendants(receiver) if n.type == "type_identifier"), None)
+        return f"{_text(owner)}.{_text(node.child_by_field_name('name'))}" if owner else None
+    if lang == "rust" and node.type == "impl_item":
+        target = node.child_by_field_name("type")
+        ident = target if target.type == "type_identifier" else next(
+            (n for n in _descendants(target) if n.type == "type_identifier"), None)
+        return _text(ident) or None
+    if lang in ("c", "cpp") and node.type == "function_definition":
+        return _declarator_name(node.child_by_field_name("declarator"))
+    if lang in ("c", "cpp") and node.child_by_field_name("body") is None:
+        return None  # a forward declaration such as ``struct S;``
+    return _text(node.child_by_field_name("name")) or None
+
+
+def _declarator_name(decl: Any) -> str | None:
+    """The function name inside a C/C++ declarator chain; ``S::f`` becomes ``S.f``."""
+    while decl is not None and decl.type in _DECLARATORS:
+        decl = decl.child_by_field_name("declarator")
+    if decl is None:
+        return None
+    if decl.type == "qualified_identifier":
+        return _text(decl).replace("::", ".").replace(" ", "") or None
+    if decl.type in ("identifier", "field_identifier", "destructor_name", "operator_name"):
+        return _text(decl).replace(" ", "")
+    return None
+
+
+def _is_test_item(node: Any, lang: str) -> bool:
+    """A Rust item under ``#[test]`` or ``#[cfg(test)]`` (test code, never a mutation target)."""
+    if lang != "rust":
+        return False
+    prev = node.prev_named_sibling
+    while prev is not None and prev.type in ("attribute_item", "line_comment", "block_comment"):
+        if prev.type == "attribute_item" and _is_test_attribute(_text(prev)):
+            return True
+        prev = prev.prev_named_sibling
+    return False
+
+
+def _is_test_attribute(text: str) -> bool:
+    inner = text.replace(" ", "")
+    return inner in ("#[test]", "#[cfg(test)]") or inner.startswith(("#[tokio::test", "#[test_case"))
+
+
 def _count_branches(node: Any, lang: str) -> int:
-    branches = _BRANCHES["python" if lang == "python" else "javascript"]
+    branches = _BRANCHES.get(lang, _BRANCHES["javascript"])
     count = 0
     for n in _descendants(node):
         if n.type in branches:
             count += 1
-        elif n.type == "binary_expression" and _text(n.child_by_field_name("operator")) in _JS_LOGICAL:
+        elif n.type in _LOGICAL_TYPES and _text(n.child_by_field_name("operator")) in _JS_LOGICAL:
             count += 1
     return count
 

@@ -20,7 +20,17 @@ NOT_CONTENT = frozenset({"gitignored", "skipped_dir", "symlink", "not_regular_fi
                          "submodule"})
 PY_TEST_DIRS = frozenset({"tests", "test", "testing"})
 JS_EXTS = (".js", ".mjs", ".cjs", ".ts", ".tsx", ".jsx")
-SOURCE_LANGS = {"python": "python", "javascript": "javascript", "typescript": "typescript"}
+SOURCE_LANGS = {lang: lang for lang in ("python", "javascript", "typescript", "go", "rust", "java", "c", "cpp",
+                                         "ruby", "php")}
+# test-file conventions beyond the shared test folders, per extension
+_SUFFIXES = {
+    ".go": ("_test.go",),
+    ".java": ("Test.java", "Tests.java"),
+    ".rb": ("_spec.rb", "_test.rb"),
+    ".php": ("Test.php",),
+    **{ext: (f"_test{ext}", f"_unittest{ext}") for ext in (".c", ".cc", ".cpp", ".cxx")},
+}
+_DIRS = {".rb": frozenset({"spec"}), ".go": frozenset({"testdata"}), ".rs": frozenset({"benches"})}
 
 
 def snapshot_files(files: list[ListedFile]) -> list[ListedFile]:
@@ -44,12 +54,16 @@ def write_snapshot(repo: Repo, files: list[ListedFile], dest: Path) -> None:
 
 
 def is_test_file(path: str) -> bool:
-    """Test code by the usual conventions of pytest and node's test runner."""
+    """Test code by the usual conventions of each ecosystem: pytest, node's runners, ``go test``
+    (``_test.go``), Cargo (``tests/``), Maven (``src/test/``), RSpec and minitest (``spec/``,
+    ``*_spec.rb``, ``test/*_test.rb``), PHPUnit (``tests/*Test.php``) and C/C++ test folders."""
     p = PurePosixPath(path)
     name = p.name
     if name == "conftest.py" or name.startswith("test_") and name.endswith(".py") or name.endswith("_test.py"):
         return True
     if any(part in PY_TEST_DIRS or part == "__tests__" for part in p.parts[:-1]):
+        return True
+    if name.endswith(_SUFFIXES.get(p.suffix, ())) or not _DIRS.get(p.suffix, frozenset()).isdisjoint(p.parts[:-1]):
         return True
     return any(name.endswith(f".{kind}{ext}") for kind in ("test", "spec") for ext in JS_EXTS)
 

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from datagen.synth.entities import ENTITY_NODES, Entity, parse
+from datagen.synth.entities import ENTITY_NODES, TABLE_LANGS, Entity, parse
 
 Edit = tuple[int, int, str]
 Node = Any  # tree_sitter.Node
@@ -95,14 +95,27 @@ class Source:
         return b"".join(out).decode("utf-8")
 
     def accept(self, new: str) -> str | None:
-        """``new`` when it differs from the original and still parses, else None."""
-        if new == self.text or not is_valid(new, self.lang, self.path):
+        """``new`` when it differs from the original and still parses, else None.
+
+        For the table languages (Go, Rust, ...), whose files may already hold a node
+        tree-sitter cannot parse (a macro, a newer syntax), "still parses" means no more
+        ERROR or MISSING nodes than the original had.
+        """
+        if new == self.text:
             return None
-        return new
+        if self.lang in TABLE_LANGS and self.tree.root_node.has_error:
+            after = parse(new, self.lang, self.path).root_node
+            return new if error_count(after) <= error_count(self.tree.root_node) else None
+        return new if is_valid(new, self.lang, self.path) else None
+
+
+def error_count(root: Node) -> int:
+    """The number of ERROR and MISSING nodes under ``root``."""
+    return sum(1 for n in descendants(root) if n.is_error or n.is_missing) if root.has_error else 0
 
 
 def is_valid(text: str, lang: str, path: str = "<mutated>") -> bool:
-    """Python: ``compile`` succeeds; JS/TS: a re-parse has no ERROR or MISSING node."""
+    """Python: ``compile`` succeeds; other languages: a re-parse has no ERROR or MISSING node."""
     if lang != "python":
         return not parse(text, lang, path).root_node.has_error
     with warnings.catch_warnings():
@@ -136,20 +149,25 @@ def has_ancestor(node: Node, types: frozenset[str], stop: Node | None = None) ->
 
 def statements(block: Node) -> list[Node]:
     """The statements of a block (comments are not statements)."""
-    return [c for c in block.named_children if c.type != "comment"]
+    return [c for c in block.named_children if c.type not in _COMMENTS]
 
 
-def delete_statements(src: Source, nodes: Sequence[Node], tidy: bool = False) -> list[Edit] | None:
+_COMMENTS = frozenset({"comment", "line_comment", "block_comment"})
+
+
+def delete_statements(src: Source, nodes: Sequence[Node], tidy: bool = False,
+                      blocks: frozenset[str] | None = None) -> list[Edit] | None:
     """Edits deleting whole statements; a Python block left empty gets ``pass``.
 
-    None when a statement shares its line with other code, or (JS) sits where a
-    statement is required (an if's brace-less consequence). ``tidy`` also removes
-    the blank lines that separated a deleted definition from its neighbours.
+    None when a statement shares its line with other code, or sits where a statement
+    is required (an if's brace-less consequence): its parent must be one of ``blocks``
+    (default: the Python or JS/TS block types). ``tidy`` also removes the blank lines
+    that separated a deleted definition from its neighbours.
     """
     edits: list[Edit] = []
     for parent, group in _by_parent(nodes):
         siblings = statements(parent)
-        allowed = _BLOCKS["python"] if src.is_python else _JS_BLOCKS
+        allowed = blocks if blocks is not None else _BLOCKS["python"] if src.is_python else _JS_BLOCKS
         if parent.type not in allowed:
             return None
         emptied = src.is_python and len(group) == len(siblings)

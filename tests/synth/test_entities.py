@@ -124,4 +124,4 @@ def test_features_guide_applies_to() -> None:
 def test_extraction_is_deterministic_and_checks_language() -> None:
     assert extract_entities("m.py", PY, "python") == extract_entities("m.py", PY, "python")
     with pytest.raises(ValueError, match="unsupported language"):
-        extract_entities("m.go", "package m", "go")
+        extract_entities("m.sh", "echo hi", "shell")

@@ -8,7 +8,7 @@ from typing import ClassVar
 import pytest
 
 from datagen.errors import UserError
-from datagen.synth.entities import Entity
+from datagen.synth.entities import TABLE_LANGS, Entity
 from datagen.synth.strategies.base import Strategy
 from datagen.synth.strategies.registry import get_strategy, register, strategies_for, strategy_names
 
@@ -28,7 +28,7 @@ def test_metadata_of_every_strategy() -> None:
         assert s.name == name and re.fullmatch(r"[a-z][a-z0-9_]*_v\d+", name)
         assert s.explanation and "\n" not in s.explanation
         assert s.family in ("procedural", "removal", "feature_removal")
-        assert s.langs and s.langs <= {"python", "javascript", "typescript"}
+        assert s.langs and s.langs <= {"python", "javascript", "typescript", *TABLE_LANGS}
         assert s.kinds and s.kinds <= {"function", "method", "class"}
 
 
@@ -38,6 +38,15 @@ def test_counts_per_family_and_language() -> None:
     assert [s.name for s in strategies_for("removal")] == ["empty_body_v1"]
     assert [s.name for s in strategies_for("feature_removal", "python")] == ["remove_feature_v1"]
     assert all("typescript" in s.langs for s in strategies_for(lang="javascript"))
+
+
+@pytest.mark.parametrize("lang", ["javascript", "typescript", *sorted(TABLE_LANGS)])
+def test_every_grammar_has_ten_kinds(lang: str) -> None:
+    kinds = strategies_for(lang=lang)
+    assert len(kinds) >= 10, [s.name for s in kinds]
+    for s in kinds:  # the generic kinds never reach the languages whose old strategies task ids name
+        assert not ({"python", "javascript", "typescript"} & s.langs and set(TABLE_LANGS) & s.langs) \
+            or s.name == "empty_body_v1"
 
 
 def test_register_rejects_bad_family_and_duplicates() -> None:

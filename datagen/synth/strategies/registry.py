@@ -14,6 +14,7 @@ _BUILTIN_MODULES = (
     "datagen.synth.strategies.python_procedural",
     "datagen.synth.strategies.python_structural",
     "datagen.synth.strategies.js_procedural",
+    "datagen.synth.strategies.generic",
     "datagen.synth.strategies.removal",
     "datagen.synth.strategies.feature",
 )

@@ -1,4 +1,8 @@
-"""The ``removal`` family: empty a function's body so that the task is "implement this"."""
+"""The ``removal`` family: empty a function's body so that the task is "implement this".
+
+Python raises ``NotImplementedError`` after the docstring, JS/TS throws; the table languages
+(Go, Rust, Java, C, C++, Ruby, PHP) take the stub their ``Grammar`` names.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +12,7 @@ from typing import ClassVar
 from datagen.synth.entities import Entity
 from datagen.synth.source import Edit, Node, Source, statements
 from datagen.synth.strategies.base import FUNCS, Strategy, definition
+from datagen.synth.strategies.grammar_tables import GRAMMARS
 from datagen.synth.strategies.registry import register
 
 PY_STUB = "raise NotImplementedError"
@@ -39,14 +44,35 @@ def js_stub(src: Source, fn: Node) -> Edit | None:
         return None
     if body.type != "statement_block":  # arrow function with an expression body
         return body.start_byte, body.end_byte, "{ " + JS_STUB + " }"
+    return brace_stub(src, body, JS_STUB, "  ")
+
+
+def brace_stub(src: Source, body: Node, stub: str, unit: str) -> Edit | None:
+    """Edit replacing what is between a body's braces by ``stub`` (indented like the old
+    first statement, else one ``unit`` deeper than the closing brace)."""
     open_brace, close_brace = body.children[0], body.children[-1]
+    if open_brace.type != "{" or close_brace.type != "}":
+        return None
     if open_brace.start_point[0] == close_brace.start_point[0]:  # a one-line body
-        return open_brace.end_byte, close_brace.start_byte, f" {JS_STUB} "
+        return open_brace.end_byte, close_brace.start_byte, f" {stub} "
     outer = src.line_indent(close_brace.start_byte)
     first = body.named_children[0] if body.named_children else None
     on_own_line = first is not None and first.start_point[0] > open_brace.start_point[0]
-    inner = src.line_indent(first.start_byte) if on_own_line else outer + "  "
-    return open_brace.end_byte, close_brace.start_byte, f"\n{inner}{JS_STUB}\n{outer}"
+    inner = src.line_indent(first.start_byte) if on_own_line else outer + unit
+    return open_brace.end_byte, close_brace.start_byte, f"\n{inner}{stub}\n{outer}"
+
+
+def table_stub(src: Source, fn: Node) -> Edit | None:
+    """Edit replacing a Go/Rust/Java/C/C++/Ruby/PHP function body by its grammar's stub."""
+    g = GRAMMARS[src.lang]
+    body = fn.child_by_field_name("body")
+    if body is None:
+        return None  # abstract, declared only, or an empty Ruby method
+    if src.lang != "ruby":
+        return brace_stub(src, body, g.stub, g.indent)
+    if body.type != "body_statement":  # an endless method: ``def f(x) = expr``
+        return body.start_byte, body.end_byte, f"raise({g.stub.split()[-1]})"
+    return body.start_byte, body.end_byte, g.stub
 
 
 @register
@@ -54,7 +80,7 @@ class EmptyBody(Strategy):
     name = "empty_body_v1"
     explanation = "Replace the function's body with a stub that raises 'not implemented' (docstring kept)."
     family: ClassVar[str] = "removal"
-    langs: ClassVar[frozenset[str]] = frozenset({"python", "javascript", "typescript"})
+    langs: ClassVar[frozenset[str]] = frozenset({"python", "javascript", "typescript"}) | frozenset(GRAMMARS)
     kinds: ClassVar[frozenset[str]] = FUNCS
 
     def transform(self, text: str, entity: Entity, rng: random.Random) -> str | None:
@@ -63,5 +89,8 @@ class EmptyBody(Strategy):
         if node is None:
             return None
         fn = definition(node)
-        edit = python_stub(src, fn) if src.is_python else js_stub(src, fn)
+        if src.lang in GRAMMARS:
+            edit = table_stub(src, fn)
+        else:
+            edit = python_stub(src, fn) if src.is_python else js_stub(src, fn)
         return None if edit is None else src.accept(src.apply([edit]))
