@@ -243,6 +243,21 @@ def _is_test_item(node: Any, lang: str) -> bool:
     return False
 
 
+def inline_test_spans(text: str, lang: str, path: str = "") -> list[tuple[int, int]]:
+    """Byte spans of the test code a source file holds in itself: Rust's ``#[cfg(test)]`` and
+    ``#[test]`` items, from their first attribute to their end (empty for other languages)."""
+    if lang != "rust":
+        return []
+    spans = []
+    for item in parse(text, lang, path).root_node.named_children:
+        if item.type != "attribute_item" and _is_test_item(item, lang):
+            first = item
+            while first.prev_named_sibling is not None and first.prev_named_sibling.type == "attribute_item":
+                first = first.prev_named_sibling
+            spans.append((first.start_byte, item.end_byte))
+    return spans
+
+
 def _is_test_attribute(text: str) -> bool:
     inner = text.replace(" ", "")
     return inner in ("#[test]", "#[cfg(test)]") or inner.startswith(("#[tokio::test", "#[test_case"))

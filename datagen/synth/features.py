@@ -111,7 +111,9 @@ _EXITS = frozenset({"return_statement", "raise_statement", "throw_statement", "b
 def _if_kind(n: Any) -> str:
     if n.child_by_field_name("alternative") is not None:
         return "else"
-    body = n.child_by_field_name("consequence")
+    body = n.child_by_field_name("consequence") or n.child_by_field_name("body")  # PHP names it body
+    if body is None:
+        return "plain"
     exits = body.type in _EXITS or any(c.type in _EXITS for c in body.named_children)
     return "exit" if exits else "plain"
 

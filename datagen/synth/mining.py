@@ -4,6 +4,9 @@ merged together.
 - ``history``: a commit that changes source and tests together is a real, human-made
   task (as SWE-bench mines them). Its source change, reverted on the clean snapshot, is
   the bug; the tests of the snapshot (which include the commit's tests) must then fail.
+  Mining is language-agnostic (git diffs plus ``is_test_file``); the one language whose
+  tests may live inside a source file is Rust: a ``#[cfg(test)]`` module the commit changed
+  counts as its tests, and the revert keeps the snapshot's version of it.
 - ``combine``: 2-4 validated bugs of one repo, each in its own file, merged into one
   task whose fix spans several files.
 """
@@ -18,6 +21,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from datagen.synth.candidates import Candidate, derive_seed
+from datagen.synth.entities import inline_test_spans
 from datagen.synth.snapshot import is_test_file
 
 HISTORY = "history_revert_v1"
@@ -68,14 +72,55 @@ def history_candidates(repo: str, root: str, texts: Mapping[str, str], source_pa
     for commit in log.stdout.decode().split():
         files = _commit_files(root, commit)
         source = [f for f in files if f in source_paths]
-        if not source or not any(is_test_file(f) for f in files):
+        tests = any(is_test_file(f) for f in files)
+        if not source or not (tests or any(f.endswith(".rs") for f in source)):
             continue
         diff = _git(root, "diff", "--no-color", "--no-renames", "--no-ext-diff", "--no-textconv",
                     f"{commit}^", commit, "--", *source)
         changes = reverse_apply(texts, diff.stdout.decode("utf-8", "surrogateescape"))
-        if changes:
+        if not changes:
+            continue
+        changes, inline = keep_inline_tests(texts, changes)
+        if changes and (tests or inline):
             found.append(Candidate(repo, HISTORY, "history", f"commit:{commit[:12]}", 0, changes))
     return found
+
+
+def keep_inline_tests(texts: Mapping[str, str], changes: dict[str, str | None]) -> tuple[dict[str, str | None], bool]:
+    """``changes`` with the snapshot's in-file test code put back (Rust ``#[cfg(test)]`` items),
+    files left unchanged dropped, and whether any such test code differed (the commit's tests)."""
+    out: dict[str, str | None] = {}
+    touched = False
+    for path, text in changes.items():
+        if text is None or not path.endswith(".rs"):
+            out[path] = text
+            continue
+        restored = _with_tests_of(texts[path], text, path)
+        touched = touched or restored != text
+        if restored != texts[path]:
+            out[path] = restored
+    return out, touched
+
+
+def _with_tests_of(current: str, reverted: str, path: str) -> str:
+    """``reverted`` whose inline test items are replaced by those of ``current`` (where its
+    first one stood, else appended)."""
+    cur, old = current.encode("utf-8"), reverted.encode("utf-8")
+    tests = [cur[a:b] for a, b in inline_test_spans(current, "rust", path)]
+    spans = inline_test_spans(reverted, "rust", path)
+    if [old[a:b] for a, b in spans] == tests:
+        return reverted
+    kept, pos = [], 0
+    for a, b in spans:
+        kept.append(old[pos:a])
+        pos = b
+    kept.append(old[pos:])
+    at = spans[0][0] if spans else len(old)
+    body = b"".join(kept)
+    block = b"\n\n".join(tests)
+    if not spans and block:
+        block = (b"" if body.endswith(b"\n\n") else b"\n" if body.endswith(b"\n") else b"\n\n") + block + b"\n"
+    return (body[:at] + block + body[at:]).decode("utf-8")
 
 
 def combine_candidates(repo: str, kept: list[Candidate], n_tasks: int, sizes: tuple[int, int],

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from datagen.synth.entities import ENTITY_NODES, TABLE_LANGS, Entity, parse
+from datagen.synth.go_unused import unused
 
 Edit = tuple[int, int, str]
 Node = Any  # tree_sitter.Node
@@ -100,13 +101,18 @@ class Source:
         For the table languages (Go, Rust, ...), whose files may already hold a node
         tree-sitter cannot parse (a macro, a newer syntax), "still parses" means no more
         ERROR or MISSING nodes than the original had.
+        Go also refuses what its compiler would: a local or an import left unused.
         """
         if new == self.text:
             return None
-        if self.lang in TABLE_LANGS and self.tree.root_node.has_error:
-            after = parse(new, self.lang, self.path).root_node
-            return new if error_count(after) <= error_count(self.tree.root_node) else None
-        return new if is_valid(new, self.lang, self.path) else None
+        if self.lang not in TABLE_LANGS:
+            return new if is_valid(new, self.lang, self.path) else None
+        before, after = self.tree.root_node, parse(new, self.lang, self.path).root_node
+        if error_count(after) > error_count(before):
+            return None
+        if self.lang == "go" and unused(after) - unused(before):
+            return None
+        return new
 
 
 def error_count(root: Node) -> int:
