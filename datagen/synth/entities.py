@@ -184,6 +184,8 @@ def _walk_table(node: Any, scope: tuple[tuple[str, str], ...], lang: str) -> Ite
         if _is_test_item(child, lang):
             continue
         kind = defs.get(child.type)
+        if kind in FUNC_KINDS and child.child_by_field_name("body") is None:
+            kind = None  # abstract, declared only, ``= default`` or an empty Ruby method
         name = _table_name(child, lang) if kind else None
         if not name:
             yield from _walk_table(child, scope, lang)
@@ -203,19 +205,32 @@ FUNC_KINDS = frozenset({"function", "method"})
 def _table_name(node: Any, lang: str) -> str | None:
     """The name of a definition ("Owner.name" for a Go method or a C++ ``S::f``), or None."""
     if lang == "go" and node.type == "method_declaration":
-        receiver = node.child_by_field_name("receiver")
-        owner = next((n for n in _descendants(receiver) if n.type == "type_identifier"), None)
-        return f"{_text(owner)}.{_text(node.child_by_field_name('name'))}" if owner else None
+        owner = _type_name(node.child_by_field_name("receiver"))
+        return f"{owner}.{_text(node.child_by_field_name('name'))}" if owner else None
     if lang == "rust" and node.type == "impl_item":
-        target = node.child_by_field_name("type")
-        ident = target if target.type == "type_identifier" else next(
-            (n for n in _descendants(target) if n.type == "type_identifier"), None)
-        return _text(ident) or None
+        body = node.child_by_field_name("body")
+        if body is None or not any(c.type == "function_item" for c in body.named_children):
+            return None  # ``impl Error for E {}``: nothing to mutate
+        return _type_name(node.child_by_field_name("type"))
     if lang in ("c", "cpp") and node.type == "function_definition":
         return _declarator_name(node.child_by_field_name("declarator"))
     if lang in ("c", "cpp") and node.child_by_field_name("body") is None:
         return None  # a forward declaration such as ``struct S;``
     return _text(node.child_by_field_name("name")) or None
+
+
+def _type_name(node: Any) -> str | None:
+    """The first type name in ``node``, in source order, outside type arguments
+    (``RingBuffer`` in ``&'a RingBuffer<T>``, ``Set`` in Go's ``(s *Set[T])``)."""
+    if node is None or node.type in ("type_arguments", "type_parameter_list"):
+        return None
+    if node.type == "type_identifier":
+        return _text(node)
+    for child in node.named_children:
+        found = _type_name(child)
+        if found:
+            return found
+    return None
 
 
 def _declarator_name(decl: Any) -> str | None:

@@ -8,58 +8,81 @@ function, an assignment's left side is no use (as in Go), shadowing is ignored.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Iterator
+from functools import cache
 from typing import Any
 
-_FUNCS = frozenset({"function_declaration", "method_declaration", "func_literal"})
+from tree_sitter import Query, QueryCursor
+
+from datagen.crawl.grammars import ts_language
+
 _DECLS = frozenset({"short_var_declaration", "range_clause"})
 
 
 def unused(root: Any) -> set[str]:
     """Keys (``func:name`` / ``import:name``) of the locals and imports nothing uses."""
-    out = {f"import:{name}" for name in _imports(root) if not _used_outside_imports(root, name)}
-    for fn in _walk(root, _FUNCS):
-        if fn.type == "func_literal" and fn.parent is not None and _has_ancestor(fn, _FUNCS):
-            continue  # closures are checked with the function that holds them
-        label = _text(fn.child_by_field_name("name")) or f"@{fn.start_byte}"
-        declared = list(_declared(fn))
-        if not declared:
+    found = QueryCursor(_query()).captures(root)
+    funcs = sorted((f.start_byte, f.end_byte, _text(f.child_by_field_name("name")) or f"@{f.start_byte}")
+                   for f in found.get("func", []))
+    imports = [(n.start_byte, n.end_byte) for n in found.get("import", [])]
+    starts = [f[0] for f in funcs]
+    declared: dict[str, set[str]] = {}
+    reads: dict[str, set[str]] = {}
+    outside_imports: set[str] = set()
+    for ident in found.get("id", []):
+        pos = ident.start_byte
+        if any(a <= pos < b for a, b in imports):
             continue
-        uses = _uses(fn)
-        out.update(f"{label}:{name}" for name in declared if uses.get(name, 0) == 0)
+        name = _text(ident)
+        outside_imports.add(name)
+        i = bisect_right(starts, pos) - 1
+        if i < 0 or pos >= funcs[i][1]:
+            continue  # package level
+        label = funcs[i][2]
+        if _is_declaration(ident):
+            declared.setdefault(label, set()).add(name)
+        elif not _is_write(ident):
+            reads.setdefault(label, set()).add(name)
+    out = {f"import:{name}" for name in _imports(found.get("spec", [])) if name not in outside_imports}
+    for label, names in declared.items():
+        out.update(f"{label}:{name}" for name in names - reads.get(label, set()) if name != "_")
     return out
 
 
-def _declared(fn: Any) -> Iterator[str]:
-    for n in _walk(fn, _DECLS | {"var_spec"}):
-        if n.type == "range_clause" and not any(c.type == ":=" for c in n.children):
-            continue
-        left = n.child_by_field_name("left") if n.type != "var_spec" else n
-        if left is None:
-            continue
-        targets = left.children_by_field_name("name") if n.type == "var_spec" else left.named_children
-        for ident in targets:
-            if ident.type == "identifier" and ident.text != b"_":
-                yield _text(ident)
+@cache
+def _query() -> Any:
+    return Query(ts_language("go"), """
+        (identifier) @id (package_identifier) @id
+        (function_declaration) @func (method_declaration) @func
+        (import_declaration) @import (import_spec) @spec
+    """)
 
 
-def _uses(fn: Any) -> dict[str, int]:
-    """How often each identifier is read in ``fn`` (declaring and assigned positions left out)."""
-    counts: dict[str, int] = {}
-    for n in _walk(fn, frozenset({"identifier"})):
-        parent = n.parent
-        if parent.type == "expression_list" and parent.parent is not None and \
-                parent.parent.type in _DECLS | {"assignment_statement"} and \
-                parent.parent.child_by_field_name("left") == parent:
-            continue
-        if parent.type == "var_spec" and n in parent.children_by_field_name("name"):
-            continue
-        counts[_text(n)] = counts.get(_text(n), 0) + 1
-    return counts
+def _is_declaration(ident: Any) -> bool:
+    """A name that ``:=``, ``for ... := range`` or ``var`` declares."""
+    parent = ident.parent
+    if parent.type == "var_spec":
+        return any(ident == c for c in parent.children_by_field_name("name"))
+    if parent.type != "expression_list" or parent.parent is None:
+        return False
+    owner = parent.parent
+    if owner.type == "range_clause" and not any(c.type == ":=" for c in owner.children):
+        return False
+    return owner.type in _DECLS and owner.child_by_field_name("left") == parent
 
 
-def _imports(root: Any) -> Iterator[str]:
-    for spec in _walk(root, frozenset({"import_spec"})):
+def _is_write(ident: Any) -> bool:
+    """A name on the left of a plain assignment (not a read, as Go counts uses)."""
+    parent = ident.parent
+    return (parent.type == "expression_list" and parent.parent is not None
+            and parent.parent.type == "assignment_statement"
+            and parent.parent.child_by_field_name("left") == parent)
+
+
+def _imports(specs: list[Any]) -> Iterator[str]:
+    """The package names that import specs bring in (aliases included, ``_`` and ``.`` not)."""
+    for spec in specs:
         alias = spec.child_by_field_name("name")
         if alias is not None:
             if alias.type == "package_identifier":
@@ -71,31 +94,6 @@ def _imports(root: Any) -> Iterator[str]:
             parts.pop()  # module major versions: example.com/x/v2 is package x
         if parts:
             yield parts[-1].replace("-", "_").removeprefix("go_")
-
-
-def _used_outside_imports(root: Any, name: str) -> bool:
-    for n in _walk(root, frozenset({"identifier", "package_identifier"})):
-        if _text(n) == name and not _has_ancestor(n, frozenset({"import_declaration"})):
-            return True
-    return False
-
-
-def _walk(node: Any, types: frozenset[str]) -> Iterator[Any]:
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        if n.type in types:
-            yield n
-        stack.extend(n.children)
-
-
-def _has_ancestor(node: Any, types: frozenset[str]) -> bool:
-    parent = node.parent
-    while parent is not None:
-        if parent.type in types:
-            return True
-        parent = parent.parent
-    return False
 
 
 def _text(node: Any) -> str:

@@ -64,7 +64,8 @@ def reverse_apply(texts: Mapping[str, str], diff: str) -> dict[str, str | None] 
 
 def history_candidates(repo: str, root: str, texts: Mapping[str, str], source_paths: set[str],
                        max_commits: int) -> list[Candidate]:
-    """One candidate per recent commit that touches both source and test files."""
+    """One candidate per recent commit that touches both source and test files (a Rust
+    file's own ``#[cfg(test)]`` items count as test files)."""
     log = _git(root, "log", "--no-merges", "--format=%H", f"-n{max_commits}", "HEAD")
     if log.returncode != 0:
         return []
@@ -75,31 +76,51 @@ def history_candidates(repo: str, root: str, texts: Mapping[str, str], source_pa
         tests = any(is_test_file(f) for f in files)
         if not source or not (tests or any(f.endswith(".rs") for f in source)):
             continue
-        diff = _git(root, "diff", "--no-color", "--no-renames", "--no-ext-diff", "--no-textconv",
-                    f"{commit}^", commit, "--", *source)
-        changes = reverse_apply(texts, diff.stdout.decode("utf-8", "surrogateescape"))
-        if not changes:
+        parts, plain = [], []
+        for path in source:
+            inline = _code_diff(root, commit, path) if path.endswith(".rs") else None
+            if inline is None:
+                plain.append(path)
+            else:
+                parts.append(inline[0])
+                tests = tests or inline[1]
+        if not tests:
             continue
-        changes, inline = keep_inline_tests(texts, changes)
-        if changes and (tests or inline):
+        if plain:
+            diff = _git(root, "diff", "--no-color", "--no-renames", "--no-ext-diff", "--no-textconv",
+                        f"{commit}^", commit, "--", *plain)
+            parts.insert(0, diff.stdout.decode("utf-8", "surrogateescape"))
+        changes = reverse_apply(texts, "".join(parts))
+        if changes:
             found.append(Candidate(repo, HISTORY, "history", f"commit:{commit[:12]}", 0, changes))
     return found
 
 
-def keep_inline_tests(texts: Mapping[str, str], changes: dict[str, str | None]) -> tuple[dict[str, str | None], bool]:
-    """``changes`` with the snapshot's in-file test code put back (Rust ``#[cfg(test)]`` items),
-    files left unchanged dropped, and whether any such test code differed (the commit's tests)."""
-    out: dict[str, str | None] = {}
-    touched = False
-    for path, text in changes.items():
-        if text is None or not path.endswith(".rs"):
-            out[path] = text
-            continue
-        restored = _with_tests_of(texts[path], text, path)
-        touched = touched or restored != text
-        if restored != texts[path]:
-            out[path] = restored
-    return out, touched
+def _show(root: str, rev: str, path: str) -> str | None:
+    proc = _git(root, "show", f"{rev}:{path}")
+    try:
+        return proc.stdout.decode("utf-8") if proc.returncode == 0 else None
+    except UnicodeDecodeError:
+        return None
+
+
+def _code_diff(root: str, commit: str, path: str) -> tuple[str, bool] | None:
+    """The commit's diff of Rust file ``path`` without its inline test items, and whether
+    those changed; None when neither side holds inline tests (the plain diff then serves)."""
+    new, old = _show(root, commit, path), _show(root, f"{commit}^", path)
+    if new is None or (not inline_test_spans(new, "rust", path)
+                       and (old is None or not inline_test_spans(old, "rust", path))):
+        return None
+    base = _with_tests_of(new, old or "", path)  # the parent's code with the commit's tests
+    with tempfile.TemporaryDirectory() as tmp:
+        for side, text in (("a", base), ("b", new)):
+            target = Path(tmp, side, path)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(text, encoding="utf-8", newline="")
+        env = {**os.environ, "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull}
+        proc = subprocess.run(["git", "diff", "--no-index", "--no-prefix", "--no-color", "--no-ext-diff",
+                               f"a/{path}", f"b/{path}"], cwd=tmp, capture_output=True, env=env)
+    return proc.stdout.decode("utf-8", "surrogateescape"), base != (old or "")
 
 
 def _with_tests_of(current: str, reverted: str, path: str) -> str:
@@ -119,7 +140,8 @@ def _with_tests_of(current: str, reverted: str, path: str) -> str:
     body = b"".join(kept)
     block = b"\n\n".join(tests)
     if not spans and block:
-        block = (b"" if body.endswith(b"\n\n") else b"\n" if body.endswith(b"\n") else b"\n\n") + block + b"\n"
+        block = (b"" if body.endswith(b"\n\n") or not body else b"\n" if body.endswith(b"\n") else b"\n\n") \
+            + block + b"\n"
     return (body[:at] + block + body[at:]).decode("utf-8")
 
 

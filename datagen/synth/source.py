@@ -10,6 +10,7 @@ import re
 import warnings
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from datagen.synth.entities import ENTITY_NODES, TABLE_LANGS, Entity, parse
@@ -110,9 +111,15 @@ class Source:
         before, after = self.tree.root_node, parse(new, self.lang, self.path).root_node
         if error_count(after) > error_count(before):
             return None
-        if self.lang == "go" and unused(after) - unused(before):
+        if self.lang == "go" and unused(after) - _unused_of(self.text):
             return None
         return new
+
+
+@lru_cache(maxsize=16)
+def _unused_of(text: str) -> frozenset[str]:
+    """Go's unused locals and imports of an original text (each entity's tries reuse it)."""
+    return frozenset(unused(parse(text, "go").root_node))
 
 
 def error_count(root: Node) -> int:

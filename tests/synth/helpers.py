@@ -10,7 +10,8 @@ from datagen.synth.strategies.registry import get_strategy
 
 DATA = Path(__file__).parent / "data"
 PATHS = {"python": "pkg/mod.py", "javascript": "src/mod.js", "typescript": "src/mod.ts"}
-LANG_OF = {".py": "python", ".js": "javascript", ".ts": "typescript"}
+LANG_OF = {".py": "python", ".js": "javascript", ".ts": "typescript", ".go": "go", ".rs": "rust", ".c": "c",
+           ".h": "c", ".java": "java", ".cpp": "cpp", ".rb": "ruby", ".php": "php"}
 
 
 def entity_named(source: str, qualname: str, lang: str = "python", path: str | None = None) -> Entity:
@@ -27,7 +28,7 @@ def mutate(strategy: str, source: str, qualname: str, lang: str = "python", seed
 
 
 def load_repo(root: Path, folders: tuple[str, ...]) -> dict[str, str]:
-    """path -> text for the Python/JS/TS files under ``folders`` of ``root``."""
+    """path -> text for the source files (of a language in LANG_OF) under ``folders`` of ``root``."""
     files = {}
     for folder in folders:
         for path in sorted((root / folder).rglob("*")):

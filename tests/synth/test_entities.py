@@ -6,7 +6,7 @@ from textwrap import dedent
 
 import pytest
 
-from datagen.synth.entities import extract_entities
+from datagen.synth.entities import extract_entities, inline_test_spans
 
 PY = dedent('''
     import functools
@@ -125,3 +125,175 @@ def test_extraction_is_deterministic_and_checks_language() -> None:
     assert extract_entities("m.py", PY, "python") == extract_entities("m.py", PY, "python")
     with pytest.raises(ValueError, match="unsupported language"):
         extract_entities("m.sh", "echo hi", "shell")
+
+
+# one file per table language: (path, source, expected (kind, qualname, first line, last line, complexity))
+GRAMMAR_FILES = {
+    "go": ("kv/store.go", """\
+package kv
+
+import "strings"
+
+type Store struct{ m map[string]string }
+
+func New() *Store {
+\treturn &Store{m: map[string]string{}}
+}
+
+func (s *Store) Get(k string) (string, bool) {
+\tv, ok := s.m[strings.ToLower(k)]
+\tif !ok || v == "" {
+\t\treturn "", false
+\t}
+\treturn v, true
+}
+""", [
+        ('function', 'New', 7, 9, 1),
+        ('method', 'Store.Get', 11, 17, 3),
+    ]),
+    "rust": ("src/lib.rs", """\
+pub struct Ring<T> { items: Vec<T> }
+
+impl<T: Clone> Ring<T> {
+    pub fn len(&self) -> usize {
+        self.items.len()
+    }
+}
+
+impl<T> std::fmt::Debug for Ring<T> {}
+
+pub fn make() -> Ring<u8> {
+    Ring { items: vec![] }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn len_is_zero() {
+        assert_eq!(super::make().len(), 0);
+    }
+}
+""", [
+        ('class', 'Ring', 3, 7, 1),
+        ('method', 'Ring.len', 4, 6, 1),
+        ('function', 'make', 11, 13, 1),
+    ]),
+    "java": ("src/main/java/a/Calc.java", """\
+package a;
+
+public class Calc {
+  private int total;
+
+  public Calc() {
+    total = 0;
+  }
+
+  public int add(int x) {
+    if (x < 0 && total > 0) {
+      return total;
+    }
+    return total += x;
+  }
+
+  interface Op { int apply(int x); }
+}
+""", [
+        ('class', 'Calc', 3, 18, 3),
+        ('method', 'Calc.Calc', 6, 8, 1),
+        ('method', 'Calc.add', 10, 15, 3),
+        ('class', 'Calc.Op', 17, 17, 1),
+    ]),
+    "c": ("src/calc.c", """\
+#include <string.h>
+
+static int *find(int *xs, int n, int y) {
+    for (int i = 0; i < n; i++) {
+        if (xs[i] == y) return &xs[i];
+    }
+    return NULL;
+}
+
+int sum(const int *xs, int n);
+""", [
+        ('function', 'find', 3, 8, 3),
+    ]),
+    "cpp": ("src/calc.cpp", """\
+namespace calc {
+class Stack {
+ public:
+  int top() const { return items_.back(); }
+ private:
+  std::vector<int> items_;
+};
+
+void Stack::push(int x) {
+  items_.push_back(x);
+}
+
+template <typename T>
+T twice(T x) { return x + x; }
+}  // namespace calc
+""", [
+        ('class', 'calc.Stack', 2, 7, 1),
+        ('method', 'calc.Stack.top', 4, 4, 1),
+        ('method', 'calc.Stack.push', 9, 11, 1),
+        ('function', 'calc.twice', 14, 14, 1),
+    ]),
+    "ruby": ("lib/calc.rb", """\
+module Calc
+  class Stack
+    def push(x)
+      @items << x unless x.nil?
+    end
+
+    def self.build = new
+  end
+
+  def self.version
+    "1"
+  end
+end
+""", [
+        ('class', 'Calc', 1, 13, 3),
+        ('class', 'Calc.Stack', 2, 8, 3),
+        ('method', 'Calc.Stack.push', 3, 5, 3),
+        ('method', 'Calc.Stack.build', 7, 7, 1),
+        ('method', 'Calc.version', 10, 12, 1),
+    ]),
+    "php": ("src/Calc.php", """\
+<?php
+namespace App;
+
+function helper($x) { return $x; }
+
+final class Calc extends Base {
+    public function add(int $x): int {
+        return $x > 0 ? $x : 0;
+    }
+}
+
+trait Loud { public function shout() { return "!"; } }
+""", [
+        ('function', 'helper', 4, 4, 1),
+        ('class', 'Calc', 6, 10, 2),
+        ('method', 'Calc.add', 7, 9, 2),
+        ('class', 'Loud', 12, 12, 1),
+        ('method', 'Loud.shout', 12, 12, 1),
+    ]),
+}
+
+
+@pytest.mark.parametrize("lang", sorted(GRAMMAR_FILES))
+def test_table_language_entities(lang: str) -> None:
+    path, text, expected = GRAMMAR_FILES[lang]
+    found = extract_entities(path, text, lang)
+    assert [(e.kind, e.qualname, e.start_line, e.end_line, e.complexity) for e in found] == expected
+    for e in found:  # spans are byte-exact: the entity's text names it
+        assert e.name.split(".")[-1] in text.encode()[e.start_byte:e.end_byte].decode()
+
+
+def test_rust_test_items_are_no_entities() -> None:
+    path, text, _ = GRAMMAR_FILES["rust"]
+    names = {e.name for e in extract_entities(path, text, "rust")}
+    assert "len_is_zero" not in names and "tests" not in names
+    assert inline_test_spans(text, "rust")[0][0] == text.encode().index(b"#[cfg(test)]")

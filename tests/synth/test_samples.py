@@ -8,12 +8,19 @@ from pathlib import Path
 import pytest
 
 from datagen.synth.entities import extract_entities
+from datagen.synth.snapshot import is_test_file
 from datagen.synth.source import is_valid
 from datagen.synth.strategies.registry import strategies_for
 from tests.synth.helpers import LANG_OF, load_repo
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_data"
-REPOS = {"tinyhttp": ("tinyhttp",), "shapes-js": ("src",)}  # the source folders of each repository
+# the source folders of each repository, and the share of (entity, strategy) pairs that must
+# yield a mutation (Go's is lower: its compiler's unused-variable and unused-import rules turn
+# many deletions down)
+REPOS = {"tinyhttp": ("tinyhttp",), "shapes-js": ("src",), "kvstore-go": ("internal", "cmd"),
+         "ringbuf-rs": ("src",), "wordfreq-c": ("src",)}
+YIELD = {"kvstore-go": 0.7}
+MIN_ENTITIES = {"wordfreq-c": 10}
 SEEDS = range(5)
 
 
@@ -23,6 +30,8 @@ def pairs(repo: str) -> tuple[dict[str, str], list]:
     strategies = strategies_for()
     found = []
     for path, text in files.items():
+        if is_test_file(path):
+            continue
         lang = LANG_OF[Path(path).suffix]
         for e in extract_entities(path, text, lang):
             found.append((e, [s for s in strategies if s.applies_to(e)]))
@@ -40,7 +49,7 @@ def first_valid(files: dict[str, str], e, strategy) -> dict[str, str] | None:
 @pytest.mark.parametrize("repo", sorted(REPOS))
 def test_sample_repo(repo: str) -> None:
     files, found = pairs(repo)
-    assert len(found) >= 20
+    assert len(found) >= MIN_ENTITIES.get(repo, 20)
     assert not [e.qualname for e, applicable in found if not applicable]
     total = ok = 0
     for e, applicable in found:
@@ -52,4 +61,4 @@ def test_sample_repo(repo: str) -> None:
             ok += 1
             for path, text in changed.items():
                 assert text != files[path] and is_valid(text, LANG_OF[Path(path).suffix], path)
-    assert ok / total >= 0.8, f"{ok}/{total} pairs yield a mutation"
+    assert ok / total >= YIELD.get(repo, 0.8), f"{ok}/{total} pairs yield a mutation"

@@ -42,8 +42,12 @@ class GenericSite(SiteStrategy):
     def types(self, g: Grammar) -> frozenset[str]:
         return frozenset().union(*(frozenset(getattr(g, role)) for role in self.roles))
 
+    def needs(self, g: Grammar) -> frozenset[str]:
+        """Feature tags of which an entity must hold one (``datagen.synth.features``)."""
+        return self.types(g)
+
     def applies_to(self, e: Entity) -> bool:
-        return super().applies_to(e) and not self.types(GRAMMARS[e.lang]).isdisjoint(e.node_types)
+        return super().applies_to(e) and not self.needs(GRAMMARS[e.lang]).isdisjoint(e.node_types)
 
     def sites(self, src: Source, node: Node) -> list[Node]:
         g = grammar(src)
@@ -57,8 +61,16 @@ class BinarySite(GenericSite):
     roles = ("binary",)
     table: ClassVar[str] = "arith"
 
+    def needs(self, g: Grammar) -> frozenset[str]:
+        return tagged(g.binary, getattr(g, self.table))
+
     def accept(self, src: Source, node: Node) -> bool:
         return operator(src, node) in getattr(grammar(src), self.table)
+
+
+def tagged(types: frozenset[str], operators: object) -> frozenset[str]:
+    """The ``<type>:<operator>`` feature tags of node ``types`` with each of ``operators``."""
+    return frozenset(f"{t}:{op}" for t in types for op in operators)  # type: ignore[attr-defined]
 
 
 def has_string(g: Grammar, node: Node) -> bool:
@@ -70,6 +82,9 @@ class OpChange(GenericSite):
     name = "op_change_v1"
     explanation = "Change an arithmetic or bitwise operator (e.g. + to -, * to /), also in `x op= y`."
     roles = ("binary", "augmented")
+
+    def needs(self, g: Grammar) -> frozenset[str]:
+        return tagged(g.binary, g.arith) | tagged(g.augmented, [op + "=" for op in g.arith])
 
     def accept(self, src: Source, node: Node) -> bool:
         g, op = grammar(src), operator(src, node)
@@ -125,6 +140,9 @@ class OffByOne(GenericSite):
     name = "off_by_one_v1"
     explanation = "Introduce an off-by-one: an integer literal or a length read (`len(xs)`, `xs.size()`) moves by one."
     roles = ("ints", "length_types")
+
+    def needs(self, g: Grammar) -> frozenset[str]:
+        return g.ints  # a length read alone does not qualify: its call type is everywhere
 
     def accept(self, src: Source, node: Node) -> bool:
         g = grammar(src)
@@ -207,6 +225,9 @@ class SwapArguments(GenericSite):
     name = "swap_args_v1"
     explanation = "Swap two adjacent arguments of a call."
     roles = ("args",)
+
+    def needs(self, g: Grammar) -> frozenset[str]:
+        return frozenset({"args2"})
 
     def accept(self, src: Source, node: Node) -> bool:
         return len(positional(grammar(src), node)) >= 2

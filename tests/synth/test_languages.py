@@ -1,0 +1,100 @@
+"""Source files, test files and history mining in every language (real git, no toolchain)."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from datagen.synth.mining import history_candidates
+from datagen.synth.snapshot import is_test_file, source_files
+
+# (path, is test code) by each ecosystem's convention
+TEST_FILES = [
+    ("kv/store.go", False), ("kv/store_test.go", True), ("kv/testdata/in.go", True),
+    ("src/lib.rs", False), ("tests/ring.rs", True), ("benches/speed.rs", True),
+    ("src/main/java/a/Calc.java", False), ("src/test/java/a/CalcTest.java", True), ("a/CalcTest.java", True),
+    ("lib/calc.rb", False), ("spec/calc_spec.rb", True), ("test/calc_test.rb", True), ("lib/calc_spec.rb", True),
+    ("src/Calc.php", False), ("tests/CalcTest.php", True), ("src/CalcTest.php", True),
+    ("src/calc.c", False), ("tests/test_calc.c", True), ("test/calc.cpp", True), ("src/calc_test.cc", True),
+    ("src/spec/helper.py", False),  # spec/ folders are a Ruby convention only
+]
+
+
+@pytest.mark.parametrize(("path", "expected"), TEST_FILES)
+def test_test_file_conventions(path: str, expected: bool) -> None:
+    assert is_test_file(path) is expected
+
+
+def test_source_files_take_every_language() -> None:
+    paths = ["kv/store.go", "kv/store_test.go", "src/lib.rs", "tests/ring.rs", "src/Calc.php", "lib/calc.rb",
+             "src/calc.c", "include/calc.h", "src/calc.cpp", "src/main/java/Calc.java", "web/app.ts",
+             "web/types.d.ts", "README.md", "scripts/build.sh"]
+    langs = {"kv/store.go": "go", "kv/store_test.go": "go", "src/lib.rs": "rust", "tests/ring.rs": "rust",
+             "src/Calc.php": "php", "lib/calc.rb": "ruby", "src/calc.c": "c", "include/calc.h": "c",
+             "src/calc.cpp": "cpp", "src/main/java/Calc.java": "java", "web/app.ts": "typescript",
+             "web/types.d.ts": "typescript", "README.md": "markdown", "scripts/build.sh": "shell"}
+    assert source_files(paths, langs) == [
+        ("kv/store.go", "go"), ("src/lib.rs", "rust"), ("src/Calc.php", "php"), ("lib/calc.rb", "ruby"),
+        ("src/calc.c", "c"), ("include/calc.h", "c"), ("src/calc.cpp", "cpp"),
+        ("src/main/java/Calc.java", "java"), ("web/app.ts", "typescript")]
+
+
+def git(root: Path, *args: str) -> str:
+    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
+           "GIT_COMMITTER_EMAIL": "t@t", "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": "/dev/null",
+           "PATH": "/usr/bin:/bin"}
+    return subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True, text=True,
+                          env=env).stdout
+
+
+def commit(root: Path, files: dict[str, str], message: str) -> None:
+    for path, text in files.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text)
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", message)
+
+
+def mine(root: Path, source: set[str]) -> list:
+    texts = {p: (root / p).read_text() for p in git(root, "ls-files").split()}
+    return history_candidates("r", str(root), texts, source, max_commits=10)
+
+
+GO_V1 = "package kv\n\nfunc Add(a, b int) int {\n\treturn a - b\n}\n"
+GO_V2 = "package kv\n\nfunc Add(a, b int) int {\n\treturn a + b\n}\n"
+GO_TEST = ("package kv\n\nimport \"testing\"\n\n"
+           "func TestAdd(t *testing.T) {\n\tif Add(1, 2) != 3 {\n\t\tt.Fatal()\n\t}\n}\n")
+
+
+# a source file and a test file in each ecosystem's layout
+LAYOUTS = [("kv/add.go", "kv/add_test.go"), ("src/lib.rs", "tests/add.rs"),
+           ("src/main/java/a/Add.java", "src/test/java/a/AddTest.java"), ("lib/add.rb", "spec/add_spec.rb"),
+           ("src/Add.php", "tests/AddTest.php"), ("src/add.c", "tests/test_add.c"), ("src/add.cpp", "test/add.cpp")]
+
+
+@pytest.mark.parametrize(("source", "test"), LAYOUTS)
+def test_history_mines_commits_with_a_test_file(tmp_path: Path, source: str, test: str) -> None:
+    git(tmp_path, "init", "-q")
+    commit(tmp_path, {source: GO_V1}, "add")
+    commit(tmp_path, {source: GO_V2, test: GO_TEST}, "fix Add, with a test")
+    commit(tmp_path, {source: GO_V2 + "\n// Sub is next.\n"}, "comment only, no test")
+    [found] = mine(tmp_path, {source})
+    assert found.changes == {source: GO_V1 + "\n// Sub is next.\n"}
+
+
+RS_V1 = "pub fn add(a: u8, b: u8) -> u8 {\n    a - b\n}\n"
+RS_V2 = "pub fn add(a: u8, b: u8) -> u8 {\n    a + b\n}\n"
+RS_TESTS = ("#[cfg(test)]\nmod tests {\n    #[test]\n"
+            "    fn adds() {\n        assert_eq!(super::add(1, 2), 3);\n    }\n}\n")
+
+
+def test_history_keeps_rust_inline_tests_out_of_the_revert(tmp_path: Path) -> None:
+    git(tmp_path, "init", "-q")
+    commit(tmp_path, {"src/lib.rs": RS_V1}, "add")
+    commit(tmp_path, {"src/lib.rs": RS_V2 + "\n" + RS_TESTS}, "fix add, with an inline test")
+    commit(tmp_path, {"src/lib.rs": RS_V2 + "\n" + RS_TESTS.replace("(1, 2), 3", "(2, 2), 4")}, "tests only")
+    [found] = mine(tmp_path, {"src/lib.rs"})
+    # the fix is reverted, the snapshot's (latest) inline tests stay; the tests-only commit is no task
+    assert found.changes == {"src/lib.rs": RS_V1 + "\n" + RS_TESTS.replace("(1, 2), 3", "(2, 2), 4")}
