@@ -270,6 +270,16 @@ GO = [
         \tpanic("not implemented")
         }
         """),
+    ("empty_body_v1", "Atoi", 0, """
+        package m
+
+        import "strconv"
+
+        func Atoi(s string) int {
+        \tn, _ := strconv.Atoi(s)
+        \treturn n
+        }
+        """, None),
     ("remove_function_v1", "reset", 0, """
         package m
 
@@ -474,6 +484,31 @@ RUST = [
             println!("{}", x);
         }
         """, None),
+    ("remove_function_v1", "clear", 0, """
+        fn clear(v: &mut Vec<u8>) {
+            v.clear();
+        }
+
+        #[cfg(test)]
+        mod tests {
+            #[test]
+            fn clears() {
+                let mut v = vec![1];
+                super::clear(&mut v);
+                assert!(v.is_empty());
+            }
+        }
+        """, """
+        #[cfg(test)]
+        mod tests {
+            #[test]
+            fn clears() {
+                let mut v = vec![1];
+                super::clear(&mut v);
+                assert!(v.is_empty());
+            }
+        }
+        """),
     ("remove_function_v1", "helper", 0, """
         fn helper(v: &mut Vec<u8>) {
             v.clear();

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import ClassVar
 
-from datagen.synth.entities import Entity
+from datagen.synth.entities import Entity, inline_test_spans
 from datagen.synth.source import Edit, Node, Source, delete_statements, descendants, has_ancestor, swap
 from datagen.synth.strategies.base import FUNCS, SiteStrategy, Strategy
 from datagen.synth.strategies.grammar_tables import COMMENTS, GRAMMARS, LANGS, Grammar
@@ -68,9 +68,9 @@ class BinarySite(GenericSite):
         return operator(src, node) in getattr(grammar(src), self.table)
 
 
-def tagged(types: frozenset[str], operators: object) -> frozenset[str]:
+def tagged(types: frozenset[str], operators: Iterable[str]) -> frozenset[str]:
     """The ``<type>:<operator>`` feature tags of node ``types`` with each of ``operators``."""
-    return frozenset(f"{t}:{op}" for t in types for op in operators)  # type: ignore[attr-defined]
+    return frozenset(f"{t}:{op}" for t in types for op in operators)
 
 
 def has_string(g: Grammar, node: Node) -> bool:
@@ -450,7 +450,10 @@ class RemoveFunction(Strategy):
             return None
         g = grammar(src)
         calls = []
+        tests = inline_test_spans(text, entity.lang, entity.path)
         for ident in uses(g, src, entity.name, node):
+            if any(a <= ident.start_byte < b for a, b in tests):
+                continue  # test code is never edited: its uses are what fails
             stmt = call_statement(g, ident)
             if stmt is None:
                 return None  # a use that is not a plain call statement: removing it would be a rewrite
