@@ -127,6 +127,13 @@ GO = [
         \treturn sub(b, a)
         }
         """),
+    ("swap_args_v1", "Push", 0, """
+        package m
+
+        func Push(xs []int, x int) []int {
+        \treturn append(xs, x)
+        }
+        """, None),
     ("invert_if_v1", "Store.Get", 0, """
         package m
 

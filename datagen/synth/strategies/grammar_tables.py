@@ -77,6 +77,7 @@ class Grammar:
     lengths: re.Pattern[str] | None = None  # the text of a length read (``len(xs)``, ``xs.size()``)
     length_types: frozenset[str] = frozenset()
     indent: str = "    "
+    fixed_calls: frozenset[str] = frozenset()  # callees whose arguments are not interchangeable (Go's append)
 
     def int_value(self, text: str) -> tuple[int, str] | None:
         """(value, suffix) of a plain decimal integer literal; None for hex, octal and others."""
@@ -117,6 +118,7 @@ GO = Grammar(
     skip=frozenset({"array_type", "type_arguments", "type_parameter_list", "field_declaration_list"}),
     lengths=re.compile(r"len\([\w.]+\)"), length_types=frozenset({"call_expression"}),
     indent="\t",
+    fixed_calls=frozenset({"append", "make", "new", "delete", "panic", "print", "println", "complex"}),
 )
 
 RUST = Grammar(
