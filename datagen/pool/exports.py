@@ -311,7 +311,7 @@ def harbor_task(row: PoolRow, folder: Path, prompts: Path = PROMPTS) -> str | No
         "environment/Dockerfile": harbor_dockerfile(row),
         "tests/test.sh": _HARBOR_TEST,
         "tests/eval.sh": eval_script(row, prompts),
-        "solution/solve.sh": _HARBOR_SOLVE.format(patch=row.patch.rstrip("\n")),
+        "solution/solve.sh": _HARBOR_SOLVE.replace("{patch}", row.patch.rstrip("\n")),
     }
     for rel, text in files.items():
         path = folder / rel

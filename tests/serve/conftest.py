@@ -103,6 +103,7 @@ class Server:
 
 # -- a real repo with two bugs, two tasks ------------------------------------------------
 CALC = "def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a - b\n"
+SUB_TEST = "from calc import sub\n\n\ndef test_sub():\n    assert sub(5, 3) == 2\n"
 TESTS = {"add": "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n",
          "mul": "from calc import mul\n\n\ndef test_mul():\n    assert mul(2, 3) == 6\n"}
 FIXES = {"add": ("return a - b\n\n\ndef mul", "return a + b\n\n\ndef mul"),
@@ -117,7 +118,7 @@ def calc_tasks(root: Path) -> Path:
     git(repo, "config", "user.email", "t@example.com")
     git(repo, "config", "user.name", "t")
     (repo / "calc.py").write_text(CALC)
-    (repo / "tests" / "test_sub.py").write_text("from calc import sub\n\n\ndef test_sub():\n    assert sub(5, 3) == 2\n")
+    (repo / "tests" / "test_sub.py").write_text(SUB_TEST)
     git(repo, "add", "-A")
     git(repo, "commit", "-qm", "base")
     base = git(repo, "rev-parse", "HEAD").strip()
