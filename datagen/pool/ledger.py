@@ -273,16 +273,25 @@ def status(pool_dir: str | Path) -> PoolStatus:
 
 
 def ledger_rows(pool_dir: str | Path) -> list[LedgerRow]:
-    """The journal as ``ledger`` rows: one per take, with ``returned_at`` once given back."""
+    """The journal as ``ledger`` rows: one per take, with ``returned_at`` once given back
+    (for a lease that ended unused and went to someone else: its end)."""
     with locked(Path(pool_dir)) as journal:
         entries = read_journal(journal)
     rows: list[LedgerRow] = []
     open_take: dict[str, int] = {}
+    leased_until: dict[int, str] = {}
     for e in entries:
         at = dt.datetime.fromisoformat(e.at)
         if e.op == "take":
+            if (prev := open_take.get(e.instruction_id)) is not None and rows[prev].returned_at is None \
+                    and (until := leased_until.get(prev)) is not None:
+                rows[prev].returned_at = dt.datetime.fromisoformat(until)  # its lease ended unused
+            if e.until is not None:
+                leased_until[len(rows)] = e.until
             open_take[e.instruction_id] = len(rows)
             rows.append(LedgerRow(instruction_id=e.instruction_id, consumer=e.consumer, run=e.run, taken_at=at))
+        elif e.op == "commit":
+            leased_until.pop(open_take.get(e.instruction_id, -1), None)
         elif e.op == "return" and e.instruction_id in open_take:
             rows[open_take.pop(e.instruction_id)].returned_at = at
     return rows
