@@ -198,6 +198,12 @@ class LeaseIndex:
         h = self.holder[n]
         return h is not None and h.lease == lease_id
 
+    def _write(self, journal: Path, entries: list[Entry]) -> None:
+        """Append and sync our own lines, and fold them in without reading them back (the
+        tail was at the end of the journal and we hold the lock, so they follow it)."""
+        self.tail.offset += append(journal, entries)
+        self._apply(entries)
+
     def _sync(self) -> str:
         """Under the ledger lock: read what others appended, end due leases; returns now."""
         self._apply(self.tail.read())
@@ -223,8 +229,7 @@ class LeaseIndex:
                     chosen.append(p)
             lease_id = uuid.uuid4().hex
             until = iso(self.clock() + lease_s)
-            append(journal, [Entry("take", self.ids[p], consumer, run, now, lease_id, until) for p in chosen])
-            self._apply(self.tail.read())
+            self._write(journal, [Entry("take", self.ids[p], consumer, run, now, lease_id, until) for p in chosen])
             lease = self.leases.get(lease_id) or Lease(lease_id, consumer, run, until)
             self.leases[lease_id] = lease
         return Claim(lease, self.rows.get(chosen))
@@ -243,8 +248,7 @@ class LeaseIndex:
                 raise LeaseConflict(f"lease {lease_id} ended and {len(lost)} of its {len(lease.ids)} "
                                     "instructions went to another consumer; nothing committed")
             at = self._now()
-            append(journal, [Entry("commit", i, lease.consumer, lease.run, at, lease_id) for i in lease.ids])
-            self._apply(self.tail.read())
+            self._write(journal, [Entry("commit", i, lease.consumer, lease.run, at, lease_id) for i in lease.ids])
             lease.committed = True
         return lease
 
@@ -258,8 +262,7 @@ class LeaseIndex:
             if not lease.released:
                 mine = [i for i in lease.ids if self._held_by(self.pos[i], lease_id)]
                 at = self._now()
-                append(journal, [Entry("return", i, lease.consumer, lease.run, at, lease_id) for i in mine])
-                self._apply(self.tail.read())
+                self._write(journal, [Entry("return", i, lease.consumer, lease.run, at, lease_id) for i in mine])
                 lease.released = True
         return lease
 

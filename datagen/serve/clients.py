@@ -176,3 +176,45 @@ class PoolDataSource:
         if self.pending is not None:
             self.client.release(self.pending)
             self.pending = None
+
+
+class PoolIndexSampler:
+    """Dataset indices in the order the pool server hands instructions out: the sampler
+    a trainer that reads a fixed dataset (verl's ``data.sampler``) plugs in.
+
+    ``ids`` is the instruction id of each dataset row (verl: ``extra_info.instruction_id``
+    of the pool's verl export). Iterating claims ``batch_size`` at a time and yields the
+    rows' indices; ``update()`` (verl calls it after each step) commits every lease whose
+    indices were all handed out. A claim of which the dataset holds no row is released (give
+    it the pool's own verl export, which holds every instruction).
+    """
+
+    def __init__(self, ids: list[str], consumer: str, batch_size: int = 256, split: str = "train",
+                 lease_s: float = 3600.0, url: str | None = None, token: str | None = None):
+        self.index = {iid: n for n, iid in enumerate(ids)}
+        self.client = PoolClient(url, token)
+        self.consumer, self.batch_size, self.split, self.lease_s = consumer, batch_size, split, lease_s
+        self.done: list[str] = []  # leases fully handed out, not yet committed
+        self.unknown = 0
+
+    def __len__(self) -> int:
+        return len(self.index)
+
+    def __iter__(self) -> Iterator[int]:
+        while True:
+            answer = self.client.claim(self.consumer, self.batch_size, self.split, self.lease_s)
+            rows = [self.index.get(r["instruction_id"]) for r in answer["instructions"]]
+            known = [n for n in rows if n is not None]
+            self.unknown += len(rows) - len(known)
+            if not known:
+                self.client.release(answer["lease_id"])
+                if not rows:
+                    return
+                continue
+            yield from known
+            self.done.append(answer["lease_id"])
+
+    def update(self, batch: object = None) -> None:
+        """Commit the leases handed out in full (the trainer has used them)."""
+        while self.done:
+            self.client.commit(self.done.pop(0))
