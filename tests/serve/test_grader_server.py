@@ -18,6 +18,8 @@ import pytest
 from datagen.serve import clients
 from tests.serve.conftest import SITE, Server, request
 
+pytestmark = pytest.mark.slow  # real servers and sandboxes: seconds each
+
 WORKERS, QUEUE = 2, 2
 
 

@@ -21,6 +21,8 @@ from datagen.serve.clients import PoolClient, PoolIndexSampler, ServeError
 from tests.pool.conftest import build_pool
 from tests.serve.conftest import ROOT, Server, env, request
 
+pytestmark = pytest.mark.slow  # real servers and sandboxes: seconds each
+
 CLIENTS = 8
 POOL_SIZE = 160
 LEASE_S = 4.0
