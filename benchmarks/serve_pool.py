@@ -100,48 +100,71 @@ def start_server(pool: Path, port: int) -> tuple[subprocess.Popen, float]:
             time.sleep(0.1)
 
 
-def bench(n: int, claims: int, port: int, takes: int) -> dict:
+def over_http(pool: Path, n: int, claims: int, port: int) -> dict:
+    """Claims of 256 from a real server process, timed by the client (answer parsed)."""
+    proc, startup = start_server(pool, port)
+    client = PoolClient(f"http://127.0.0.1:{port}")
+    claim_ms, commit_ms = [], []
+    try:
+        for k in range(claims):
+            t0 = time.perf_counter()
+            answer = client.claim("bench", 256, lease_s=600)
+            claim_ms.append((time.perf_counter() - t0) * 1000)
+            t0 = time.perf_counter()
+            if k % 2 or n <= 4096:  # a small pool is not drained: every other lease goes back
+                client.release(answer["lease_id"])
+            else:
+                client.commit(answer["lease_id"])
+            commit_ms.append((time.perf_counter() - t0) * 1000)
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(30)
+    return {"server_start_s": round(startup, 2), "claim_p50_ms": round(statistics.median(claim_ms), 1),
+            "claim_p99_ms": round(pct(claim_ms, 0.99), 1),
+            "commit_or_release_p50_ms": round(statistics.median(commit_ms), 1)}
+
+
+def in_process(pool: Path, n: int, claims: int) -> dict:
+    """The same cycle on ``LeaseIndex`` (index + synced journal + rows as JSON, no HTTP):
+    wall time, and the thread's CPU time (what the claim costs, whatever the load)."""
+    t0 = time.perf_counter()
+    index = LeaseIndex(pool)
+    start = time.perf_counter() - t0
+    wall, cpu = [], []
+    for k in range(claims):
+        t0, c0 = time.perf_counter(), time.thread_time()
+        claim = index.claim("direct", 256, lease_s=600)
+        json.dumps(claim.rows)
+        wall.append((time.perf_counter() - t0) * 1000)
+        cpu.append((time.thread_time() - c0) * 1000)
+        if k % 2 or n <= 4096:
+            index.release(claim.lease.lease_id)
+        else:
+            index.commit(claim.lease.lease_id)
+    return {"index_build_s": round(start, 2), "in_process_claim_p50_ms": round(statistics.median(wall), 1),
+            "in_process_claim_p99_ms": round(pct(wall, 0.99), 1),
+            "in_process_claim_cpu_p50_ms": round(statistics.median(cpu), 1),
+            "in_process_claim_cpu_p99_ms": round(pct(cpu, 0.99), 1)}
+
+
+def bench(n: int, claims: int, port: int, takes: int, http: bool) -> dict:
     with tempfile.TemporaryDirectory(prefix="serve-pool-bench-") as tmp:
         pool = make_pool(Path(tmp), n)
         prefill(pool, n // 4)
-        proc, startup = start_server(pool, port)
-        client = PoolClient(f"http://127.0.0.1:{port}")
-        claim_ms, commit_ms = [], []
-        try:
-            for k in range(claims):
-                t0 = time.perf_counter()
-                answer = client.claim("bench", 256, lease_s=600)
-                claim_ms.append((time.perf_counter() - t0) * 1000)
-                assert len(answer["instructions"]) == 256 or n < 256 * claims
-                t0 = time.perf_counter()
-                if k % 2 or n <= 4096:  # a small pool is not drained: every other lease goes back
-                    client.release(answer["lease_id"])
-                else:
-                    client.commit(answer["lease_id"])
-                commit_ms.append((time.perf_counter() - t0) * 1000)
-        finally:
-            proc.send_signal(signal.SIGTERM)
-            proc.wait(30)
-        index, direct_ms = LeaseIndex(pool), []
-        for k in range(claims):  # the same cycle in process: the index and the journal, no HTTP
-            t0 = time.perf_counter()
-            c = index.claim("direct", 256, lease_s=600)
-            json.dumps(c.rows)
-            direct_ms.append((time.perf_counter() - t0) * 1000)
-            index.release(c.lease.lease_id) if k % 2 or n <= 4096 else index.commit(c.lease.lease_id)
+        out: dict = {"instructions": n, "journal_lines_at_start": n // 4}
+        if http:
+            out.update(over_http(pool, n, claims, port))
+        out.update(in_process(pool, n, claims))
         take_ms = []
-        for _ in range(takes):
+        for _ in range(takes):  # the baseline: `datagen pool take --n 256` on the same journal
             t0 = time.perf_counter()
             take(pool, 256, "baseline")
             take_ms.append((time.perf_counter() - t0) * 1000)
-    return {"instructions": n, "journal_lines_at_start": n // 4, "server_start_s": round(startup, 2),
-            "claim_p50_ms": round(statistics.median(claim_ms), 1), "claim_p99_ms": round(pct(claim_ms, 0.99), 1),
-            "commit_or_release_p50_ms": round(statistics.median(commit_ms), 1),
-            "in_process_claim_p50_ms": round(statistics.median(direct_ms), 1),
-            "in_process_claim_p99_ms": round(pct(direct_ms, 0.99), 1),
-            "pool_take_p50_ms": round(statistics.median(take_ms), 1),
-            "speedup_vs_pool_take": round(statistics.median(take_ms) / statistics.median(claim_ms), 1),
-            "load_average": round(os.getloadavg()[0], 1)}
+        if take_ms:
+            out["pool_take_p50_ms"] = round(statistics.median(take_ms), 1)
+            claim = out.get("claim_p50_ms", out["in_process_claim_p50_ms"])
+            out["speedup_vs_pool_take"] = round(out["pool_take_p50_ms"] / claim, 1)
+    return {**out, "load_average": round(os.getloadavg()[0], 1)}
 
 
 def main() -> None:
@@ -150,9 +173,10 @@ def main() -> None:
     ap.add_argument("--claims", type=int, default=200)
     ap.add_argument("--takes", type=int, default=5, help="baseline `pool take` calls per size")
     ap.add_argument("--port", type=int, default=18766)
+    ap.add_argument("--no-http", dest="http", action="store_false", help="only the in-process cycle")
     args = ap.parse_args()
     for n in args.sizes:
-        print(json.dumps(bench(n, args.claims, args.port, args.takes)), flush=True)
+        print(json.dumps(bench(n, args.claims, args.port, args.takes, args.http)), flush=True)
 
 
 if __name__ == "__main__":
