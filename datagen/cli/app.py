@@ -8,7 +8,7 @@ import sys
 import typer
 
 from datagen import __version__
-from datagen.cli import build, job, pool, report, runs, sandbox, sql, teacher
+from datagen.cli import build, job, pool, report, runs, sandbox, serve, sql, teacher
 from datagen.errors import UserError
 
 app = typer.Typer(
@@ -28,6 +28,7 @@ app.add_typer(build.app, name="build")
 app.add_typer(teacher.app, name="teacher")
 app.add_typer(job.app, name="job")
 app.add_typer(pool.app, name="pool")
+app.add_typer(serve.app, name="serve")
 app.command("sql")(sql.sql_command)
 app.command("runs")(runs.runs_command)
 app.add_typer(sandbox.app, name="sandbox")

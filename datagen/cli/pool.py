@@ -10,7 +10,8 @@ from typing import Annotated
 
 import typer
 
-app = typer.Typer(help="Hand out a pool's RL instructions once each: take, status, return.", no_args_is_help=True)
+app = typer.Typer(help="Hand out a pool's RL instructions once each: take, status, return; export Harbor tasks.",
+                  no_args_is_help=True)
 
 PoolDir = Annotated[Path, typer.Argument(help="Pool folder (the output of `datagen build rl-pool`).")]
 Consumer = Annotated[str, typer.Option("--consumer", "-c", help="Who takes them, e.g. a trainer run name.")]
@@ -107,3 +108,25 @@ def return_command(
 
     ids = give_back(pool, consumer, run=run)
     typer.echo(f"returned {len(ids)} instructions of {consumer} to the pool", err=True)
+
+
+@app.command("export-harbor")
+def export_harbor_command(
+    pool: PoolDir,
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="Default: POOL/exports/harbor.")] = None,
+) -> None:
+    """Write one Harbor task folder per instruction (instruction.md, task.toml,
+    environment/Dockerfile, tests/test.sh, solution/solve.sh), for SkyRL, prime-rl and rLLM.
+
+    Examples:
+
+      datagen pool export-harbor /data/pool
+
+      datagen pool export-harbor /data/pool --out /data/harbor-tasks
+    """
+    from datagen.pool.exports import write_harbor
+
+    written, skipped = write_harbor(pool, out)
+    for name, reason in skipped.items():
+        typer.echo(f"skipped {name}: {reason}", err=True)
+    typer.echo(f"wrote {len(written)} Harbor task folders ({len(skipped)} skipped)", err=True)

@@ -1,23 +1,37 @@
 """The pool's dataset card (``OUT/README.md``): the Hub's YAML header and the statistics.
 
 Three configs: ``default`` (the pool rows under ``data/``), ``verl`` and ``skyrl`` (the
-exports), each with one ``data_files`` entry per split present.
+exports), each with one ``data_files`` entry per split present. ``CardInfo`` (what the card
+and the exports say about the pool) lives here, so ``exports`` imports this module and
+never the other way round.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import yaml
+from pydantic import Field
 
+from datagen.config.base import StrictModel
 from datagen.records import ShardRow
 from datagen.records.hub import size_category
 from datagen.records.pool import PoolDropRow, PoolRow
 
-if TYPE_CHECKING:
-    from datagen.pool.exports import CardInfo
+
+class CardInfo(StrictModel):
+    """What the dataset card and the exports say about the pool."""
+
+    pretty_name: str = "datagen RL pool"
+    license: str = "other"
+    tags: list[str] = Field(default_factory=lambda: ["code", "agents", "reinforcement-learning", "swe-bench"])
+    description: str = "RL instructions for coding agents, built by `datagen build rl-pool`."
+    data_source: str = Field("datagen/swe", description="verl/SkyRL data_source (selects the reward function)")
+    ability: str = "coding"
+    env_class: str = Field("null", description="SkyRL env_class (mini-swe-agent owns the loop: 'null')")
+    max_rows_per_shard: int = Field(10_000, ge=1)
+
 
 def header(info: CardInfo, splits: list[str], n_rows: int) -> dict:
     def files(pattern: str) -> list[dict]:

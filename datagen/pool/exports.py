@@ -7,6 +7,8 @@
     OUT/exports/verl/{train,validation}.parquet     verl RL rows
     OUT/exports/skyrl/{train,validation}.parquet    SkyRL (mini-swe-agent) rows
     OUT/exports/swebench.jsonl                      SWE-bench instances, both splits
+    OUT/exports/harbor/<task>/                      Harbor task folders (``write_harbor``, on
+                                                    demand: ``datagen pool export-harbor``)
     OUT/ledger/journal.jsonl, OUT/ledger/lock       written by `datagen pool take`, never here
 
 Rows are sorted by (split, instruction_id) and written with fixed parquet options and no
@@ -36,10 +38,9 @@ from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
-from pydantic import Field
 
-from datagen.config.base import StrictModel
 from datagen.errors import UserError
+from datagen.pool.card import CardInfo, write_card
 from datagen.pool.rows import PROMPTS, eval_script, reward_spec
 from datagen.records import ShardRow
 from datagen.records.base import arrow_schema
@@ -51,19 +52,6 @@ _PARQUET = {"compression": "zstd", "compression_level": 3, "use_dictionary": Tru
             "row_group_size": 1024, "store_schema": True}
 SWEBENCH_FIELDS = ("instance_id", "repo", "base_commit", "patch", "test_patch", "problem_statement", "hints_text",
                    "created_at", "version", "environment_setup_commit", "FAIL_TO_PASS", "PASS_TO_PASS")
-
-
-class CardInfo(StrictModel):
-    """What the dataset card and the exports say about the pool."""
-
-    pretty_name: str = "datagen RL pool"
-    license: str = "other"
-    tags: list[str] = Field(default_factory=lambda: ["code", "agents", "reinforcement-learning", "swe-bench"])
-    description: str = "RL instructions for coding agents, built by `datagen build rl-pool`."
-    data_source: str = Field("datagen/swe", description="verl/SkyRL data_source (selects the reward function)")
-    ability: str = "coding"
-    env_class: str = Field("null", description="SkyRL env_class (mini-swe-agent owns the loop: 'null')")
-    max_rows_per_shard: int = Field(10_000, ge=1)
 
 
 def _write_parquet(table: pa.Table, path: Path) -> Path:
@@ -197,8 +185,6 @@ def write_pool(rows: list[PoolRow], dropped: list[PoolDropRow], out: str | Path,
                card_info: CardInfo | dict | None = None) -> list[ShardRow]:
     """Write the pool folder (see the module docstring) and return one ``ShardRow`` per
     file written (``run_id`` empty: the build sets it). The build only produces rows."""
-    from datagen.pool.card import write_card
-
     info = card_info if isinstance(card_info, CardInfo) else CardInfo.model_validate(card_info or {})
     out = Path(out)
     _check_unique(rows)
@@ -215,3 +201,150 @@ def _count_rows(path: Path) -> int:
     if path.suffix == ".jsonl":
         return sum(1 for line in path.read_text(encoding="utf-8").splitlines() if line)
     return pq.ParquetFile(path).metadata.num_rows
+
+
+# -- Harbor task folders ---------------------------------------------------------------
+HARBOR_DIR = Path("exports") / "harbor"
+_HARBOR_BASE = {"pytest": "python:3.11-slim", "node": "node:20-slim"}
+_HARBOR_INSTALL = {
+    "pytest": ("RUN if [ -f requirements.txt ]; then pip install --no-cache-dir -r requirements.txt; fi \\\n"
+               " && if [ -f pyproject.toml ] || [ -f setup.py ]; then pip install --no-cache-dir -e .; fi \\\n"
+               " && pip install --no-cache-dir pytest"),
+    "node": "RUN if [ -f package-lock.json ]; then npm ci; elif [ -f package.json ]; then npm install; fi",
+}
+
+
+def harbor_name(row: PoolRow) -> str:
+    """The task folder's name: the task id with anything but ``[A-Za-z0-9._-]`` as ``-``."""
+    return "".join(c if c.isalnum() or c in "._-" else "-" for c in row.task_id)
+
+
+def harbor_dockerfile(row: PoolRow) -> str:
+    """The task's environment as a Dockerfile: the source at ``base_commit`` (the
+    ``source.tar`` beside it) in ``/testbed`` as a git checkout, its dependencies and the
+    test runner installed. The one place that renders it (ecosystem profiles plug in here)."""
+    return "\n".join([
+        f"FROM {_HARBOR_BASE[row.runner]}",
+        "RUN apt-get update && apt-get install -y --no-install-recommends git ca-certificates \\",
+        " && rm -rf /var/lib/apt/lists/*",
+        "WORKDIR /testbed",
+        "COPY source.tar /tmp/source.tar",
+        "RUN tar -xf /tmp/source.tar -C /testbed && rm /tmp/source.tar \\",
+        " && git init -q && git add -A \\",
+        " && git -c user.email=datagen@localhost -c user.name=datagen commit -qm base",
+        _HARBOR_INSTALL[row.runner],
+        "",
+    ])
+
+
+def _harbor_toml(row: PoolRow) -> str:
+    def q(value: str) -> str:
+        return json.dumps(value, ensure_ascii=False)
+
+    tags = ", ".join(q(t) for t in ["swe", row.runner, row.repo])
+    return "\n".join([
+        'version = "1.0"', "", "[metadata]", 'author_name = "datagen"', f"difficulty = {q(row.difficulty_band)}",
+        'category = "software-engineering"', f"tags = [{tags}]", f"task_id = {q(row.task_id)}",
+        f"instruction_id = {q(row.instruction_id)}", f"group_size = {row.group_size}", "",
+        "[verifier]", "timeout_sec = 600.0", "", "[agent]", "timeout_sec = 1800.0", "",
+        "[environment]", "build_timeout_sec = 1200.0", "cpus = 1", "memory_mb = 4096", "storage_mb = 10240", "",
+    ])
+
+
+_HARBOR_TEST = """#!/bin/bash
+# Harbor verifier: grade the agent's work in /testbed (the task's tests, then the graded
+# tests; see eval.sh) and write the reward, 1 (resolved) or 0, to $LOGS_DIR/verifier.
+LOGS_DIR="${LOGS_DIR:-/logs}"
+mkdir -p "$LOGS_DIR/verifier"
+export REPO_DIR="${REPO_DIR:-/testbed}"
+if bash "$(dirname "$0")/eval.sh"; then echo 1 > "$LOGS_DIR/verifier/reward.txt"
+else echo 0 > "$LOGS_DIR/verifier/reward.txt"; fi
+"""
+
+_HARBOR_SOLVE = """#!/bin/bash
+# The reference fix (the oracle agent): applies it to the checkout.
+set -euo pipefail
+cd "${REPO_DIR:-/testbed}"
+git apply --whitespace=nowarn - <<'DATAGEN_PATCH_EOF'
+{patch}
+DATAGEN_PATCH_EOF
+"""
+
+
+def _source_tar(row: PoolRow) -> bytes | None:
+    """The source at ``base_commit`` as a tar (``git archive``; a snapshot folder is
+    tarred as it is); None when the source is not there."""
+    import io
+    import subprocess
+    import tarfile
+
+    src = Path(row.repo_path)
+    if not src.is_dir():
+        return None
+    if row.base_commit:
+        proc = subprocess.run(["git", "-C", str(src), "archive", "--format=tar", row.base_commit],
+                              capture_output=True)
+        if proc.returncode == 0:
+            return proc.stdout
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w") as tar:
+        for path in sorted(p for p in src.rglob("*") if ".git" not in p.relative_to(src).parts):
+            info = tar.gettarinfo(str(path), arcname=path.relative_to(src).as_posix())
+            info.mtime, info.uid, info.gid, info.uname, info.gname = 0, 0, 0, "", ""
+            if path.is_file():
+                with open(path, "rb") as fh:
+                    tar.addfile(info, fh)
+            else:
+                tar.addfile(info)
+    return buf.getvalue()
+
+
+def harbor_task(row: PoolRow, folder: Path, prompts: Path = PROMPTS) -> str | None:
+    """Write one Harbor task folder; returns why it was skipped (no source), else None."""
+    source = _source_tar(row)
+    if source is None:
+        return f"source not found: {row.repo_path}"
+    user = next((m.content for m in row.prompt if m.role == "user"), row.problem_statement)
+    files = {
+        "instruction.md": user.rstrip("\n") + "\n",
+        "task.toml": _harbor_toml(row),
+        "environment/Dockerfile": harbor_dockerfile(row),
+        "tests/test.sh": _HARBOR_TEST,
+        "tests/eval.sh": eval_script(row, prompts),
+        "solution/solve.sh": _HARBOR_SOLVE.replace("{patch}", row.patch.rstrip("\n")),
+    }
+    for rel, text in files.items():
+        path = folder / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        if rel.endswith(".sh"):
+            path.chmod(0o755)
+    (folder / "environment" / "source.tar").write_bytes(source)
+    return None
+
+
+def write_harbor(pool_dir: str | Path, out: str | Path | None = None) -> tuple[list[Path], dict[str, str]]:
+    """``exports/harbor/<task>/`` (``instruction.md``, ``task.toml``,
+    ``environment/Dockerfile`` + ``source.tar``, ``tests/test.sh``, ``solution/solve.sh``)
+    for every instruction of a pool folder, as SkyRL, prime-rl (verifiers) and rLLM read
+    Harbor tasks. Returns the folders written and ``{task: reason}`` of those skipped."""
+    import shutil
+
+    pool_dir = Path(pool_dir)
+    root = Path(out) if out is not None else pool_dir / HARBOR_DIR
+    if root.exists():
+        shutil.rmtree(root)
+    written, skipped, names = [], {}, set()
+    for shard in sorted((pool_dir / "data").glob("*.parquet")):
+        for d in pq.read_table(shard).to_pylist():
+            row = PoolRow.model_validate(d)
+            name = harbor_name(row)
+            if name in names:
+                name = f"{name}-{row.instruction_id}"
+            names.add(name)
+            reason = harbor_task(row, root / name)
+            if reason is None:
+                written.append(root / name)
+            else:
+                skipped[name] = reason
+    return written, skipped

@@ -18,6 +18,12 @@ before the fsync'd write) or recorded as taken by it (killed after); ``pool retu
 taker never blocks the others. The manifest's ``ledger`` table is a mirror written by
 ``mirror_ledger`` (DuckDB's single-writer lock is never in the take path).
 
+The pool server (``datagen serve pool``, see ``datagen.pool.leases``) writes to the same
+journal under the same lock: a claim is ``take`` lines carrying a ``lease`` id and an
+``until`` time, after which the instructions are free again unless the lease wrote its
+``commit`` lines (used for good) first; a release is ``return`` lines. ``holders(entries,
+now)`` applies that rule, so ``pool take`` and ``pool status`` see the server's leases.
+
 ``DATAGEN_POOL_PAUSE=<stage>:<seconds>`` (stages ``locked``: lock held, nothing written;
 ``written``: journal written and synced, nothing returned) makes a taker sleep there,
 so tests can kill it at a known point.
@@ -54,15 +60,21 @@ PAUSE_ENV = "DATAGEN_POOL_PAUSE"
 class Entry:
     """One journal line."""
 
-    op: str  # "take" or "return"
+    op: str  # "take", "return" or "commit"
     instruction_id: str
     consumer: str
     run: str | None
     at: str  # ISO 8601, UTC
+    lease: str | None = None  # a server claim's lease id (takes and commits of a lease)
+    until: str | None = None  # a lease's end (takes only): free again after it unless committed
 
     def line(self) -> str:
-        return json.dumps({"op": self.op, "id": self.instruction_id, "consumer": self.consumer,
-                           "run": self.run, "at": self.at}, separators=(",", ":")) + "\n"
+        d = {"op": self.op, "id": self.instruction_id, "consumer": self.consumer, "run": self.run, "at": self.at}
+        if self.lease is not None:
+            d["lease"] = self.lease
+        if self.until is not None:
+            d["until"] = self.until
+        return json.dumps(d, separators=(",", ":")) + "\n"
 
 
 def _pause(stage: str) -> None:
@@ -72,7 +84,12 @@ def _pause(stage: str) -> None:
 
 
 def _now() -> str:
-    return dt.datetime.now(dt.UTC).replace(tzinfo=None).isoformat(timespec="microseconds")
+    return iso(time.time())
+
+
+def iso(seconds: float) -> str:
+    """A Unix time as the journal writes times (ISO 8601, UTC, microseconds: they sort as text)."""
+    return dt.datetime.fromtimestamp(seconds, dt.UTC).replace(tzinfo=None).isoformat(timespec="microseconds")
 
 
 def shard_files(pool_dir: Path) -> list[Path]:
@@ -105,7 +122,7 @@ def locked(pool_dir: Path) -> Iterator[Path]:
 def _parse(line: str, where: str) -> Entry:
     try:
         d = json.loads(line)
-        return Entry(d["op"], d["id"], d["consumer"], d.get("run"), d["at"])
+        return Entry(d["op"], d["id"], d["consumer"], d.get("run"), d["at"], d.get("lease"), d.get("until"))
     except (ValueError, KeyError, TypeError):
         raise UserError(f"{where}: not a ledger entry (the journal is damaged; fix or remove that line)") from None
 
@@ -127,22 +144,44 @@ def read_journal(journal: Path, repair: bool = False) -> list[Entry]:
     return [_parse(line, f"{journal}:{n}") for n, line in enumerate(text.splitlines(), 1) if line]
 
 
-def holders(entries: list[Entry]) -> dict[str, Entry]:
-    """Instruction id -> the take entry that holds it now (returned ones are free again)."""
+def holders(entries: list[Entry], now: str | None = None) -> dict[str, Entry]:
+    """Instruction id -> the entry that holds it now: a take, or the commit of a leased
+    take. Returned ones are free again, and so (when ``now`` is given) are leased takes
+    whose lease ended before ``now`` without a commit."""
     held: dict[str, Entry] = {}
     for e in entries:
-        if e.op == "take":
+        if e.op in ("take", "commit"):
             held[e.instruction_id] = e
         elif e.op == "return":
             held.pop(e.instruction_id, None)
+    if now is not None:
+        held = {i: e for i, e in held.items() if not expired(e, now)}
     return held
 
 
-def _append(journal: Path, entries: list[Entry]) -> None:
-    """Append entries in one write and fsync them (the directory too, when new)."""
-    data = "".join(e.line() for e in entries).encode()
+def expired(entry: Entry, now: str) -> bool:
+    """A leased take whose lease ended (a commit, or a plain take, never expires)."""
+    return entry.op == "take" and entry.until is not None and entry.until <= now
+
+
+def _lines(entries: list[Entry]) -> str:
+    """``Entry.line`` of each entry, the fields they share encoded once (a claim's 256
+    lines differ only in the id): byte-identical to joining ``e.line()``."""
+    out, shared, tail = [], None, ""
+    for e in entries:
+        key = (e.consumer, e.run, e.at, e.lease, e.until)
+        if key != shared:
+            shared, tail = key, Entry(e.op, "", *key).line().split(',"consumer":', 1)[1]
+        out.append(f'{{"op":{json.dumps(e.op)},"id":{json.dumps(e.instruction_id)},"consumer":{tail}')
+    return "".join(out)
+
+
+def append(journal: Path, entries: list[Entry]) -> int:
+    """Append entries in one write and fsync them (the directory too, when new); returns
+    the bytes written."""
+    data = _lines(entries).encode()
     if not data:
-        return
+        return 0
     new = not journal.exists()
     fd = os.open(journal, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
     try:
@@ -158,6 +197,7 @@ def _append(journal: Path, entries: list[Entry]) -> None:
             os.fsync(dfd)
         finally:
             os.close(dfd)
+    return len(data)
 
 
 def _rows(pool_dir: Path, ids: list[str]) -> list[dict]:
@@ -194,10 +234,10 @@ def take(pool_dir: str | Path, n: int, consumer: str, run: str | None = None,
         index = index.filter(pc.equal(index["split"], split))
     with locked(pool_dir) as journal:
         _pause("locked")
-        held = holders(read_journal(journal, repair=True))
+        held = holders(read_journal(journal, repair=True), _now())
         chosen = [i for i in index["instruction_id"].to_pylist() if i not in held][:n]
         at = _now()
-        _append(journal, [Entry("take", i, consumer, run, at) for i in chosen])
+        append(journal, [Entry("take", i, consumer, run, at) for i in chosen])
         _pause("written")
     return _rows(pool_dir, chosen)
 
@@ -207,11 +247,11 @@ def give_back(pool_dir: str | Path, consumer: str, run: str | None = None) -> li
     returns their ids. Only done when asked: a trainer that used them must not."""
     _check_name(consumer)
     with locked(Path(pool_dir)) as journal:
-        held = holders(read_journal(journal, repair=True))
+        held = holders(read_journal(journal, repair=True), _now())
         mine = [e.instruction_id for e in held.values()
-                if e.consumer == consumer and (run is None or e.run == run)]
+                if e.op == "take" and e.consumer == consumer and (run is None or e.run == run)]
         at = _now()
-        _append(journal, [Entry("return", i, consumer, run, at) for i in mine])
+        append(journal, [Entry("return", i, consumer, run, at) for i in mine])
     return mine
 
 
@@ -235,7 +275,7 @@ def status(pool_dir: str | Path) -> PoolStatus:
     """How many instructions are taken and left, by split and difficulty band."""
     index = pool_index(Path(pool_dir))
     with locked(Path(pool_dir)) as journal:
-        held = holders(read_journal(journal))
+        held = holders(read_journal(journal), _now())
     total: Counter = Counter()
     taken: Counter = Counter()
     for iid, split, band in zip(*(index[c].to_pylist() for c in index.column_names)):
@@ -247,16 +287,25 @@ def status(pool_dir: str | Path) -> PoolStatus:
 
 
 def ledger_rows(pool_dir: str | Path) -> list[LedgerRow]:
-    """The journal as ``ledger`` rows: one per take, with ``returned_at`` once given back."""
+    """The journal as ``ledger`` rows: one per take, with ``returned_at`` once given back
+    (for a lease that ended unused and went to someone else: its end)."""
     with locked(Path(pool_dir)) as journal:
         entries = read_journal(journal)
     rows: list[LedgerRow] = []
     open_take: dict[str, int] = {}
+    leased_until: dict[int, str] = {}
     for e in entries:
         at = dt.datetime.fromisoformat(e.at)
         if e.op == "take":
+            if (prev := open_take.get(e.instruction_id)) is not None and rows[prev].returned_at is None \
+                    and (until := leased_until.get(prev)) is not None:
+                rows[prev].returned_at = dt.datetime.fromisoformat(until)  # its lease ended unused
+            if e.until is not None:
+                leased_until[len(rows)] = e.until
             open_take[e.instruction_id] = len(rows)
             rows.append(LedgerRow(instruction_id=e.instruction_id, consumer=e.consumer, run=e.run, taken_at=at))
+        elif e.op == "commit":
+            leased_until.pop(open_take.get(e.instruction_id, -1), None)
         elif e.op == "return" and e.instruction_id in open_take:
             rows[open_take.pop(e.instruction_id)].returned_at = at
     return rows
@@ -280,3 +329,33 @@ def mirror_ledger(pool_dir: str | Path) -> int:
     except duckdb.IOException as exc:
         raise UserError(f"manifest busy, ledger table not updated: {exc}") from None
     return len(rows)
+
+
+class JournalTail:
+    """Reads a journal a piece at a time: each ``read`` returns the entries appended since
+    the previous one, so a long-running reader never re-reads what it has seen. Call it
+    under the lock (``locked``); a torn last line is cut off, as in ``read_journal``."""
+
+    def __init__(self, journal: Path):
+        self.journal = Path(journal)
+        self.offset = 0
+
+    def read(self) -> list[Entry]:
+        try:
+            size = self.journal.stat().st_size
+        except FileNotFoundError:
+            size = 0
+        if size < self.offset:
+            raise UserError(f"{self.journal} shrank while the pool server read it (it is append-only)")
+        if size == self.offset:
+            return []
+        with open(self.journal, "r+b") as fh:
+            fh.seek(self.offset)
+            data = fh.read()
+            whole = data[: data.rfind(b"\n") + 1]
+            if len(whole) != len(data):  # a writer killed mid-write: its take never happened
+                fh.truncate(self.offset + len(whole))
+                os.fsync(fh.fileno())
+        where = f"{self.journal} (byte {self.offset})"
+        self.offset += len(whole)
+        return [_parse(line, where) for line in whole.decode("utf-8").splitlines() if line]

@@ -1,0 +1,291 @@
+"""Leases on the once-only ledger: claim, commit, release, with an index kept in memory.
+
+``LeaseIndex`` is what ``datagen serve pool`` runs on. It reads the pool's journal once at
+start (``ledger.JournalTail``) and from then on only the lines appended since its last
+look, so a claim costs the same at 1 M instructions as at 1 k: under the ledger's lock it
+
+1. reads the journal's new lines (other servers, ``pool take``, ``pool return``) and
+   applies them to the index;
+2. pops the first ``n`` free positions of the split from a heap (pool order; positions
+   given back are pushed again, stale ones are skipped when popped);
+3. appends one ``take`` line per instruction with the lease id and its end (``until``),
+   ``fsync``s, and only then answers.
+
+A lease ends by itself at ``until``: ``ledger.holders`` treats an uncommitted leased take
+as free after it, so nothing needs writing when a client dies, and ``pool take`` sees the
+same. A commit appends ``commit`` lines (used for good), all or nothing: when any of the
+lease's instructions went to someone else after it ended, the commit is refused
+(``LeaseConflict``) and nothing is written. Retrying a commit or a release is harmless.
+"""
+
+from __future__ import annotations
+
+import heapq
+import threading
+import time
+import uuid
+from bisect import bisect_right
+from collections import Counter, OrderedDict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pyarrow.parquet as pq
+
+from datagen.errors import UserError
+from datagen.pool.ledger import (
+    JOURNAL,
+    LEDGER_DIR,
+    Entry,
+    JournalTail,
+    append,
+    expired,
+    iso,
+    locked,
+    pool_index,
+    shard_files,
+)
+
+ROW_GROUP_CACHE = 16
+
+
+class LeaseNotFound(UserError):
+    """No lease with that id (never issued by this pool's journal)."""
+
+
+class LeaseConflict(UserError):
+    """The lease cannot do that any more (its instructions went elsewhere, or it was used)."""
+
+
+@dataclass
+class Lease:
+    """One claim: who holds which instructions until when."""
+
+    lease_id: str
+    consumer: str
+    run: str | None
+    until: str
+    ids: list[str] = field(default_factory=list)
+    committed: bool = False
+    released: bool = False
+
+    def as_dict(self) -> dict:
+        return {"lease_id": self.lease_id, "consumer": self.consumer, "run": self.run, "expires_at": self.until,
+                "n": len(self.ids), "committed": self.committed, "released": self.released}
+
+
+@dataclass
+class Claim:
+    lease: Lease
+    rows: list[dict]
+
+
+class _Rows:
+    """Full pool rows by position, reading only the row groups that hold them (a few
+    recently read groups are kept: claims walk the pool in order)."""
+
+    def __init__(self, pool_dir: Path):
+        self.files = [pq.ParquetFile(f) for f in shard_files(pool_dir)]
+        self.starts: list[int] = []
+        self.groups: list[tuple[int, int]] = []
+        at = 0
+        for fi, pf in enumerate(self.files):
+            for g in range(pf.num_row_groups):
+                self.starts.append(at)
+                self.groups.append((fi, g))
+                at += pf.metadata.row_group(g).num_rows
+        self.cache: OrderedDict = OrderedDict()
+        self.lock = threading.Lock()
+
+    def _group(self, k: int):
+        with self.lock:
+            if k in self.cache:
+                self.cache.move_to_end(k)
+                return self.cache[k]
+        fi, g = self.groups[k]
+        table = self.files[fi].read_row_group(g)
+        with self.lock:
+            self.cache[k] = table
+            while len(self.cache) > ROW_GROUP_CACHE:
+                self.cache.popitem(last=False)
+        return table
+
+    def get(self, positions: list[int]) -> list[dict]:
+        by_group: dict[int, list[int]] = {}
+        for p in positions:
+            by_group.setdefault(bisect_right(self.starts, p) - 1, []).append(p)
+        found: dict[int, dict] = {}
+        for k, ps in by_group.items():
+            rows = self._group(k).take([p - self.starts[k] for p in ps]).to_pylist()
+            found.update(zip(ps, rows))
+        return [found[p] for p in positions]
+
+
+class LeaseIndex:
+    """The pool's ledger as an in-memory index: claim / commit / release / status."""
+
+    def __init__(self, pool_dir: str | Path, clock=time.time):
+        self.pool_dir = Path(pool_dir)
+        self.clock = clock
+        index = pool_index(self.pool_dir)
+        self.ids: list[str] = index["instruction_id"].to_pylist()
+        self.splits: list[str] = index["split"].to_pylist()
+        self.bands: list[str] = index["difficulty_band"].to_pylist()
+        self.pos = {iid: n for n, iid in enumerate(self.ids)}
+        self.holder: list[Entry | None] = [None] * len(self.ids)
+        self.leases: dict[str, Lease] = {}
+        self.expiry: list[tuple[str, str]] = []
+        self.tail = JournalTail(self.pool_dir / LEDGER_DIR / JOURNAL)
+        self.rows = _Rows(self.pool_dir)
+        self.lock = threading.Lock()
+        self.free: dict[str, list[int]] = {}
+        with locked(self.pool_dir):
+            self._apply(self.tail.read())
+        now = self._now()
+        self.free = {}
+        for n, split in enumerate(self.splits):
+            if self._is_free(n, now):
+                self.free.setdefault(split, []).append(n)  # already in order: a valid heap
+
+    # -- state ---------------------------------------------------------------------
+    def _now(self) -> str:
+        return iso(self.clock())
+
+    def _is_free(self, n: int, now: str) -> bool:
+        h = self.holder[n]
+        return h is None or expired(h, now)
+
+    def _give_back(self, n: int) -> None:
+        heapq.heappush(self.free.setdefault(self.splits[n], []), n)
+
+    def _apply(self, entries: list[Entry]) -> None:
+        """Fold journal lines into the index (ids of other builds are ignored)."""
+        for e in entries:
+            n = self.pos.get(e.instruction_id)
+            if e.lease is not None:
+                self._note_lease(e)
+            if n is None:
+                continue
+            if e.op in ("take", "commit"):
+                self.holder[n] = e
+            elif e.op == "return":
+                self.holder[n] = None
+                self._give_back(n)
+
+    def _note_lease(self, e: Entry) -> None:
+        lease = self.leases.get(e.lease)
+        if lease is None and e.op == "take":
+            lease = self.leases[e.lease] = Lease(e.lease, e.consumer, e.run, e.until or e.at)
+            heapq.heappush(self.expiry, (lease.until, lease.lease_id))
+        if lease is None:
+            return
+        if e.op == "take":
+            lease.ids.append(e.instruction_id)
+        elif e.op == "commit":
+            lease.committed = True
+        elif e.op == "return":
+            lease.released = True
+
+    def _expire(self, now: str) -> None:
+        """Leases that ended: their untouched instructions go back on the free heaps."""
+        while self.expiry and self.expiry[0][0] <= now:
+            _, lease_id = heapq.heappop(self.expiry)
+            for iid in self.leases[lease_id].ids:
+                n = self.pos.get(iid)
+                if n is not None and self._held_by(n, lease_id) and self.holder[n].op == "take":
+                    self._give_back(n)
+
+    def _held_by(self, n: int, lease_id: str) -> bool:
+        h = self.holder[n]
+        return h is not None and h.lease == lease_id
+
+    def _write(self, journal: Path, entries: list[Entry]) -> None:
+        """Append and sync our own lines, and fold them in without reading them back (the
+        tail was at the end of the journal and we hold the lock, so they follow it)."""
+        self.tail.offset += append(journal, entries)
+        self._apply(entries)
+
+    def _sync(self) -> str:
+        """Under the ledger lock: read what others appended, end due leases; returns now."""
+        self._apply(self.tail.read())
+        now = self._now()
+        self._expire(now)
+        return now
+
+    # -- operations ----------------------------------------------------------------
+    def claim(self, consumer: str, n: int, split: str = "train", lease_s: float = 3600.0,
+              run: str | None = None) -> Claim:
+        """Lease up to ``n`` free instructions of ``split`` (fewer, or none, when dry)."""
+        if not consumer.strip():
+            raise UserError("a consumer name is required")
+        if n < 0 or lease_s <= 0:
+            raise UserError("n must be 0 or more and lease_s above 0")
+        with self.lock, locked(self.pool_dir) as journal:
+            now = self._sync()
+            heap, chosen, seen = self.free.get(split, []), [], set()
+            while heap and len(chosen) < n:
+                p = heapq.heappop(heap)
+                if p not in seen and self._is_free(p, now):
+                    seen.add(p)
+                    chosen.append(p)
+            lease_id = uuid.uuid4().hex
+            until = iso(self.clock() + lease_s)
+            self._write(journal, [Entry("take", self.ids[p], consumer, run, now, lease_id, until) for p in chosen])
+            lease = self.leases.get(lease_id) or Lease(lease_id, consumer, run, until)
+            self.leases[lease_id] = lease
+        return Claim(lease, self.rows.get(chosen))
+
+    def commit(self, lease_id: str) -> Lease:
+        """Mark the lease's instructions used for good; idempotent."""
+        with self.lock, locked(self.pool_dir) as journal:
+            self._sync()
+            lease = self._lease(lease_id)
+            if lease.committed:
+                return lease
+            if lease.released:
+                raise LeaseConflict(f"lease {lease_id} was released; it cannot be committed")
+            lost = [i for i in lease.ids if not self._held_by(self.pos[i], lease_id)]
+            if lost:
+                raise LeaseConflict(f"lease {lease_id} ended and {len(lost)} of its {len(lease.ids)} "
+                                    "instructions went to another consumer; nothing committed")
+            at = self._now()
+            self._write(journal, [Entry("commit", i, lease.consumer, lease.run, at, lease_id) for i in lease.ids])
+            lease.committed = True
+        return lease
+
+    def release(self, lease_id: str) -> Lease:
+        """Give the lease's instructions back to the pool; idempotent."""
+        with self.lock, locked(self.pool_dir) as journal:
+            self._sync()
+            lease = self._lease(lease_id)
+            if lease.committed:
+                raise LeaseConflict(f"lease {lease_id} was committed; its instructions are used")
+            if not lease.released:
+                mine = [i for i in lease.ids if self._held_by(self.pos[i], lease_id)]
+                at = self._now()
+                self._write(journal, [Entry("return", i, lease.consumer, lease.run, at, lease_id) for i in mine])
+                lease.released = True
+        return lease
+
+    def _lease(self, lease_id: str) -> Lease:
+        lease = self.leases.get(lease_id)
+        if lease is None:
+            raise LeaseNotFound(f"no lease {lease_id!r} in this pool")
+        return lease
+
+    def status(self) -> dict:
+        """``total, used, leased, free``, overall and per (split, difficulty band)."""
+        with self.lock:
+            with locked(self.pool_dir):
+                now = self._sync()
+            counts: Counter = Counter()
+            for n, h in enumerate(self.holder):
+                state = "free" if h is None or expired(h, now) else "leased" if h.op == "take" and h.lease else "used"
+                counts[self.splits[n], self.bands[n], state] += 1
+            live = sum(1 for lease in self.leases.values()
+                       if lease.until > now and not (lease.committed or lease.released))
+        groups = []
+        for s, b in sorted({(s, b) for s, b, _ in counts}, key=lambda k: (k[0] != "train", k)):
+            g = {state: counts[s, b, state] for state in ("used", "leased", "free")}
+            groups.append({"split": s, "difficulty_band": b, "total": sum(g.values()), **g})
+        totals = {k: sum(g[k] for g in groups) for k in ("total", "used", "leased", "free")}
+        return {**totals, "live_leases": live, "groups": groups}

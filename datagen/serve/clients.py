@@ -1,0 +1,220 @@
+"""Trainer-side clients of the two servers: standard library only, so they import in any
+trainer's environment (verl, SkyRL, prime-rl workers) without datagen's server stack.
+
+- ``compute_score(data_source, solution_str, ground_truth, extra_info)``: a verl reward
+  function (``custom_reward_function.path`` = this file, ``name`` = ``compute_score``)
+  that grades the policy's answer on the grader (``$DATAGEN_GRADER_URL``);
+- ``PoolClient`` (claim / commit / release / status) and ``PoolDataSource``, an iterator
+  of instruction batches that commits each batch once the trainer asks for the next.
+
+Both send ``$DATAGEN_SERVE_TOKEN`` as the bearer token when it is set, and wait and retry
+when a server answers 503 (``Retry-After``) or cannot be reached for a moment.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+
+GRADER_URL_ENV = "DATAGEN_GRADER_URL"
+POOL_URL_ENV = "DATAGEN_POOL_URL"
+TOKEN_ENV = "DATAGEN_SERVE_TOKEN"
+DEFAULT_GRADER = "http://127.0.0.1:8765"
+DEFAULT_POOL = "http://127.0.0.1:8766"
+
+
+class ServeError(RuntimeError):
+    """A server answered with an error (``status`` and its JSON ``body``)."""
+
+    def __init__(self, status: int, body: object):
+        super().__init__(f"HTTP {status}: {body}")
+        self.status = status
+        self.body = body
+
+
+class InfraError(RuntimeError):
+    """The grader could not grade (environment or sandbox failure): mask the sample."""
+
+
+def call(url: str, path: str, body: dict | None = None, token: str | None = None, timeout: float = 600.0,
+         retries: int = 60, method: str | None = None) -> object:
+    """One JSON request; 503 and connection errors are retried (``retries`` times, waiting
+    ``Retry-After`` or 1 s); any other HTTP error raises ``ServeError``."""
+    token = token if token is not None else os.environ.get(TOKEN_ENV)
+    data = None if body is None else json.dumps(body).encode()
+    headers = {"Content-Type": "application/json", **({"Authorization": f"Bearer {token}"} if token else {})}
+    for attempt in range(retries + 1):
+        request = urllib.request.Request(url.rstrip("/") + path, data=data, headers=headers,
+                                         method=method or ("GET" if body is None else "POST"))
+        try:
+            with urllib.request.urlopen(request, timeout=timeout) as answer:
+                return json.loads(answer.read() or b"null")
+        except urllib.error.HTTPError as exc:
+            payload = exc.read()
+            try:
+                parsed = json.loads(payload or b"null")
+            except ValueError:
+                parsed = payload.decode(errors="replace")
+            if exc.code != 503 or attempt == retries:
+                raise ServeError(exc.code, parsed) from None
+            time.sleep(float(exc.headers.get("Retry-After") or 1))
+        except (TimeoutError, urllib.error.URLError, ConnectionError, http.client.HTTPException):
+            if attempt == retries:
+                raise
+            time.sleep(1.0)
+    raise AssertionError("unreachable")
+
+
+# -- the grader ---------------------------------------------------------------------------
+def instance_id_of(ground_truth: object, extra_info: dict | None) -> str:
+    """The task id: the verl ``ground_truth`` (the reward spec JSON holds ``instance_id``),
+    else ``extra_info['task_id']``."""
+    if isinstance(ground_truth, str) and ground_truth.strip().startswith("{"):
+        ground_truth = json.loads(ground_truth)
+    if isinstance(ground_truth, dict) and ground_truth.get("instance_id"):
+        return str(ground_truth["instance_id"])
+    if extra_info and extra_info.get("task_id"):
+        return str(extra_info["task_id"])
+    if isinstance(ground_truth, str) and ground_truth.strip():
+        return ground_truth.strip()
+    raise ValueError("no instance id in ground_truth or extra_info['task_id']")
+
+
+def grade(instance_id: str, patch: str, url: str | None = None, timeout_s: float | None = None,
+          token: str | None = None) -> dict:
+    """``POST /v1/grade``: the grader's full answer (status, reward, tests, hint)."""
+    body: dict = {"instance_id": instance_id, "patch": patch}
+    if timeout_s is not None:
+        body["timeout_s"] = timeout_s
+    return call(url or os.environ.get(GRADER_URL_ENV, DEFAULT_GRADER), "/v1/grade", body, token)
+
+
+def compute_score(data_source: str, solution_str: str, ground_truth: object, extra_info: dict | None = None,
+                  **kwargs: object) -> dict:
+    """verl's reward function: grade ``solution_str`` (the policy's answer, a diff in it)
+    on the task named by ``ground_truth``. Returns ``{score, resolved, status, hint}``
+    (verl keeps the extra keys as metrics). An ``infra_error`` raises ``InfraError``
+    (never a 0 in disguise); set ``DATAGEN_GRADER_INFRA=zero`` to score it 0 instead,
+    with ``infra_error: 1`` so the sample can be masked."""
+    result = grade(instance_id_of(ground_truth, extra_info), solution_str or "",
+                   url=kwargs.get("url") or None)  # type: ignore[arg-type]
+    if result["status"] == "infra_error":
+        if os.environ.get("DATAGEN_GRADER_INFRA", "raise") != "zero":
+            raise InfraError(f"{result['instance_id']}: {result.get('hint')}")
+        return {"score": 0.0, "resolved": 0.0, "infra_error": 1.0, "status": "infra_error",
+                "hint": result.get("hint", "")}
+    return {"score": float(result["reward"]), "resolved": float(result["resolved"]), "infra_error": 0.0,
+            "status": result["status"], "hint": result.get("hint", "")}
+
+
+# -- the pool -----------------------------------------------------------------------------
+class PoolClient:
+    """``datagen serve pool``'s routes as methods."""
+
+    def __init__(self, url: str | None = None, token: str | None = None, timeout: float = 120.0):
+        self.url = url or os.environ.get(POOL_URL_ENV, DEFAULT_POOL)
+        self.token = token
+        self.timeout = timeout
+
+    def _post(self, path: str, body: dict) -> dict:
+        return call(self.url, path, body, self.token, self.timeout)  # type: ignore[return-value]
+
+    def claim(self, consumer: str, n: int, split: str = "train", lease_s: float = 3600.0,
+              run: str | None = None) -> dict:
+        return self._post("/v1/claim", {"consumer": consumer, "n": n, "split": split, "lease_s": lease_s,
+                                        "run": run})
+
+    def commit(self, lease_id: str) -> dict:
+        return self._post("/v1/commit", {"lease_id": lease_id})
+
+    def release(self, lease_id: str) -> dict:
+        return self._post("/v1/release", {"lease_id": lease_id})
+
+    def status(self) -> dict:
+        return call(self.url, "/v1/status", None, self.token, self.timeout)  # type: ignore[return-value]
+
+
+class PoolDataSource:
+    """Batches of pool rows, each instruction once across every trainer process.
+
+    Iterating claims ``batch_size`` instructions (a lease of ``lease_s``); asking for the
+    next batch commits the previous one (the trainer used it), so a trainer that dies
+    mid-batch leaves its lease to end and the instructions go back to the pool. Ends when
+    the pool is dry. ``close()`` releases a batch that was claimed but not used.
+    """
+
+    def __init__(self, consumer: str, batch_size: int = 256, split: str = "train", lease_s: float = 3600.0,
+                 url: str | None = None, token: str | None = None, run: str | None = None):
+        self.client = PoolClient(url, token)
+        self.consumer, self.batch_size, self.split = consumer, batch_size, split
+        self.lease_s, self.run = lease_s, run
+        self.pending: str | None = None
+
+    def __iter__(self) -> Iterator[list[dict]]:
+        while True:
+            self.commit()
+            answer = self.client.claim(self.consumer, self.batch_size, self.split, self.lease_s, self.run)
+            if not answer["instructions"]:
+                self.client.release(answer["lease_id"])
+                return
+            self.pending = answer["lease_id"]
+            yield answer["instructions"]
+
+    def commit(self) -> None:
+        """Mark the batch handed out last as used (also done by asking for the next)."""
+        if self.pending is not None:
+            self.client.commit(self.pending)
+            self.pending = None
+
+    def close(self) -> None:
+        """Give an unused batch back."""
+        if self.pending is not None:
+            self.client.release(self.pending)
+            self.pending = None
+
+
+class PoolIndexSampler:
+    """Dataset indices in the order the pool server hands instructions out: the sampler
+    a trainer that reads a fixed dataset (verl's ``data.sampler``) plugs in.
+
+    ``ids`` is the instruction id of each dataset row (verl: ``extra_info.instruction_id``
+    of the pool's verl export). Iterating claims ``batch_size`` at a time and yields the
+    rows' indices; ``update()`` (verl calls it after each step) commits every lease whose
+    indices were all handed out. A claim of which the dataset holds no row is released (give
+    it the pool's own verl export, which holds every instruction).
+    """
+
+    def __init__(self, ids: list[str], consumer: str, batch_size: int = 256, split: str = "train",
+                 lease_s: float = 3600.0, url: str | None = None, token: str | None = None):
+        self.index = {iid: n for n, iid in enumerate(ids)}
+        self.client = PoolClient(url, token)
+        self.consumer, self.batch_size, self.split, self.lease_s = consumer, batch_size, split, lease_s
+        self.done: list[str] = []  # leases fully handed out, not yet committed
+        self.unknown = 0
+
+    def __len__(self) -> int:
+        return len(self.index)
+
+    def __iter__(self) -> Iterator[int]:
+        while True:
+            answer = self.client.claim(self.consumer, self.batch_size, self.split, self.lease_s)
+            rows = [self.index.get(r["instruction_id"]) for r in answer["instructions"]]
+            known = [n for n in rows if n is not None]
+            self.unknown += len(rows) - len(known)
+            if not known:
+                self.client.release(answer["lease_id"])
+                if not rows:
+                    return
+                continue
+            yield from known
+            self.done.append(answer["lease_id"])
+
+    def update(self, batch: object = None) -> None:
+        """Commit the leases handed out in full (the trainer has used them)."""
+        while self.done:
+            self.client.commit(self.done.pop(0))

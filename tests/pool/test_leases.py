@@ -1,0 +1,75 @@
+"""The lease index in process, on a clock the test moves: leases end by themselves,
+commits are all or nothing and idempotent, a restart rebuilds every lease and commit from
+the journal, torn lines are cut, and `take` / `status` see the leases."""
+
+from __future__ import annotations
+
+import time
+
+import pyarrow.parquet as pq
+import pytest
+
+from datagen.pool import ledger
+from datagen.pool.leases import LeaseConflict, LeaseIndex, LeaseNotFound
+from tests.pool.conftest import build_pool
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.offset = 0.0
+
+    def __call__(self) -> float:
+        return time.time() + self.offset
+
+
+def ids(claim) -> list[str]:
+    return [r["instruction_id"] for r in claim.rows]
+
+
+def test_claim_commit_release_expire_and_restart(tmp_path):
+    pool = build_pool(tmp_path, 20)
+    clock = Clock()
+    index = LeaseIndex(pool, clock)
+    first = index.claim("a", 6, lease_s=30)
+    assert len(first.rows) == 6 and first.rows[0]["prompt"]  # full pool rows, in pool order
+    order = [i for f in ledger.shard_files(pool) for i in pq.read_table(f)["instruction_id"].to_pylist()]
+    assert ids(first) == order[:6]
+    second = index.claim("b", 4, lease_s=30)
+    index.commit(second.lease.lease_id)
+    assert index.commit(second.lease.lease_id).committed  # idempotent
+    with pytest.raises(LeaseConflict):
+        index.release(second.lease.lease_id)
+    with pytest.raises(LeaseNotFound):
+        index.commit("nope")
+    assert (index.status()["used"], index.status()["leased"], index.status()["free"]) == (4, 6, 10)
+
+    clock.offset = 31  # a's lease ended: its instructions are the first free ones again
+    third = index.claim("c", 3, lease_s=30)
+    assert ids(third) == ids(first)[:3]
+    with pytest.raises(LeaseConflict):
+        index.commit(first.lease.lease_id)  # 3 of its 6 went to c: nothing committed
+    index.release(third.lease.lease_id)
+    assert index.status()["free"] == 16
+
+    restarted = LeaseIndex(pool, clock)  # the journal alone rebuilds the state
+    assert restarted.status() == index.status()
+    assert restarted.commit(second.lease.lease_id).committed
+    (pool / "ledger" / "journal.jsonl").open("a").write('{"op":"take","id":"torn')  # a writer killed mid-line
+    fourth = restarted.claim("d", 20, lease_s=30)
+    assert len(fourth.rows) == 16 and not set(ids(fourth)) & set(ids(second))
+    assert (ledger.status(pool).taken, ledger.status(pool).left) == (20, 0)  # `pool status` sees the lease
+    assert ledger.take(pool, 5, "cli") == []
+
+
+def test_pool_take_beside_the_index(tmp_path):
+    pool = build_pool(tmp_path, 10)
+    index = LeaseIndex(pool)
+    taken = [r["instruction_id"] for r in ledger.take(pool, 4, "cli")]
+    claim = index.claim("a", 10)
+    assert len(claim.rows) == 6 and not set(ids(claim)) & set(taken)
+    st = index.status()
+    assert (st["used"], st["leased"], st["free"]) == (4, 6, 0)
+    assert sorted(ledger.give_back(pool, "a")) == sorted(ids(claim))  # an operator's `pool return` frees a lease
+    assert index.status()["free"] == 6 and ledger.status(pool).left == 6
+    with pytest.raises(LeaseConflict):
+        index.commit(claim.lease.lease_id)
