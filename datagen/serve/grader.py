@@ -301,7 +301,7 @@ def grader_app(grader: Grader, token: str | None = None, max_patch_kb: int = 512
     from fastapi import Body, Request
     from fastapi.responses import JSONResponse
 
-    app = base_app("datagen grader")
+    app = base_app("datagen grader", on_shutdown=grader.close)
 
     @app.exception_handler(UnknownTask)
     async def _unknown(request: Request, exc: UnknownTask):

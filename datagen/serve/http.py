@@ -95,14 +95,25 @@ class Guard:
         return await self.app(scope, replay, send)
 
 
-def base_app(title: str):
+def base_app(title: str, on_shutdown=None):
     """A FastAPI app whose malformed bodies are 400 (not FastAPI's 422) and whose
-    ``UserError``s are 400 with their message."""
+    ``UserError``s are 400 with their message; ``on_shutdown()`` runs when the server
+    stops (SIGINT / SIGTERM: uvicorn re-raises the signal after, so no ``finally`` would)."""
+    from contextlib import asynccontextmanager
+
     from fastapi import FastAPI, Request
     from fastapi.exceptions import RequestValidationError
     from fastapi.responses import JSONResponse
 
-    app = FastAPI(title=title, docs_url=None, redoc_url=None, openapi_url=None)
+    @asynccontextmanager
+    async def lifespan(app):
+        try:
+            yield
+        finally:
+            if on_shutdown is not None:
+                on_shutdown()
+
+    app = FastAPI(title=title, docs_url=None, redoc_url=None, openapi_url=None, lifespan=lifespan)
 
     @app.exception_handler(RequestValidationError)
     async def _malformed(request: Request, exc: RequestValidationError):
