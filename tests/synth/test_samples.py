@@ -19,7 +19,7 @@ SAMPLES = Path(__file__).resolve().parents[2] / "sample_data"
 # many deletions down)
 REPOS = {"tinyhttp": ("tinyhttp",), "shapes-js": ("src",), "kvstore-go": ("internal", "cmd"),
          "ringbuf-rs": ("src",), "wordfreq-c": ("src",)}
-YIELD = {"kvstore-go": 0.7}
+YIELD = {"kvstore-go": 0.65}
 MIN_ENTITIES = {"wordfreq-c": 10}
 SEEDS = range(5)
 
