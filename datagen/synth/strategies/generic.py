@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
+from pathlib import PurePosixPath
 from typing import ClassVar
 
 from datagen.synth.entities import Entity, inline_test_spans
+from datagen.synth.snapshot import is_test_file
 from datagen.synth.source import Edit, Node, Source, delete_statements, descendants, has_ancestor, swap
 from datagen.synth.strategies.base import FUNCS, SiteStrategy, Strategy
 from datagen.synth.strategies.grammar_tables import COMMENTS, GRAMMARS, LANGS, Grammar
@@ -457,6 +459,16 @@ class RemoveFunction(Strategy):
     family: ClassVar[str] = "feature_removal"
     langs: ClassVar[frozenset[str]] = LANGS
     kinds: ClassVar[frozenset[str]] = FUNCS
+
+    def transform_repo(self, files: Mapping[str, str], entity: Entity, rng: random.Random) -> dict[str, str] | None:
+        """Declines when another source file of the language names the function: its uses
+        there would not build (the tests, which may use it, are what must fail)."""
+        word = re.compile(rf"\b{re.escape(entity.name)}\b")
+        suffix = PurePosixPath(entity.path).suffix
+        for path, text in files.items():
+            if path != entity.path and path.endswith(suffix) and not is_test_file(path) and word.search(text):
+                return None
+        return super().transform_repo(files, entity, rng)
 
     def transform(self, text: str, entity: Entity, rng: random.Random) -> str | None:
         src = Source.parse(entity.path, text, entity.lang)
