@@ -529,6 +529,20 @@ RUST = [
             println!("{}", x);
         }
         """, None),
+    ("remove_method_v1", "Ring", 0, """
+        impl fmt::Display for Ring {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                write!(f, "ring")
+            }
+        }
+        """, None),
+    ("remove_function_v1", "Ring.fmt", 0, """
+        impl fmt::Display for Ring {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                write!(f, "ring")
+            }
+        }
+        """, None),
     ("remove_function_v1", "clear", 0, """
         fn clear(v: &mut Vec<u8>) {
             v.clear();
