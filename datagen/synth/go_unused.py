@@ -9,6 +9,7 @@ function, an assignment's left side is no use (as in Go), shadowing is ignored.
 from __future__ import annotations
 
 from bisect import bisect_right
+from collections import Counter
 from collections.abc import Iterator
 from functools import cache
 from typing import Any
@@ -20,34 +21,72 @@ from datagen.crawl.grammars import ts_language
 _DECLS = frozenset({"short_var_declaration", "range_clause"})
 
 
-def unused(root: Any) -> set[str]:
-    """Keys (``func:name`` / ``import:name``) of the locals and imports nothing uses."""
+def unused(root: Any) -> Counter[str]:
+    """How many locals (``func:name``) and imports (``import:name``) nothing uses.
+
+    Locals are scoped as Go scopes them (a block, an if / for / switch with its
+    initializer, a case clause): a read belongs to the innermost scope that declared its
+    name before it, so a shadowing ``err :=`` does not hide an outer ``err`` left unread.
+    Two ``:=`` of one name in one scope are one variable, as in Go.
+    """
     found = QueryCursor(_query()).captures(root)
     funcs = sorted((f.start_byte, f.end_byte, _text(f.child_by_field_name("name")) or f"@{f.start_byte}")
                    for f in found.get("func", []))
     imports = [(n.start_byte, n.end_byte) for n in found.get("import", [])]
     starts = [f[0] for f in funcs]
-    declared: dict[str, set[str]] = {}
-    reads: dict[str, set[str]] = {}
+    variables: dict[tuple[int, int, str], tuple[str, int]] = {}  # (scope, name) -> (func label, declared at)
+    candidates: list[Any] = []
     outside_imports: set[str] = set()
     for ident in found.get("id", []):
         pos = ident.start_byte
         if any(a <= pos < b for a, b in imports):
             continue
-        name = _text(ident)
-        outside_imports.add(name)
+        outside_imports.add(_text(ident))
         i = bisect_right(starts, pos) - 1
         if i < 0 or pos >= funcs[i][1]:
             continue  # package level
-        label = funcs[i][2]
         if _is_declaration(ident):
-            declared.setdefault(label, set()).add(name)
+            scope = _scope(ident)
+            if scope is not None and ident.text != b"_":
+                variables.setdefault((*scope.byte_range, _text(ident)), (funcs[i][2], pos))
         elif not _is_write(ident):
-            reads.setdefault(label, set()).add(name)
-    out = {f"import:{name}" for name in _imports(found.get("spec", [])) if name not in outside_imports}
-    for label, names in declared.items():
-        out.update(f"{label}:{name}" for name in names - reads.get(label, set()) if name != "_")
+            candidates.append(ident)
+    read: set[tuple[int, int, str]] = set()
+    names = {key[2] for key in variables}
+    for ident in candidates:
+        name = _text(ident)
+        if name in names:
+            owner = _owner(ident, name, variables)
+            if owner is not None:
+                read.add(owner)
+    out: Counter[str] = Counter(f"import:{n}" for n in _imports(found.get("spec", [])) if n not in outside_imports)
+    out.update(f"{label}:{key[2]}" for key, (label, _) in variables.items() if key not in read)
     return out
+
+
+_SCOPES = frozenset({"block", "if_statement", "for_statement", "expression_switch_statement",
+                     "type_switch_statement", "select_statement", "expression_case", "type_case",
+                     "default_case", "communication_case", "func_literal", "function_declaration",
+                     "method_declaration"})
+
+
+def _scope(ident: Any) -> Any:
+    node = ident.parent
+    while node is not None and node.type not in _SCOPES:
+        node = node.parent
+    return node
+
+
+def _owner(ident: Any, name: str, variables: dict) -> tuple[int, int, str] | None:
+    """The variable a read of ``name`` refers to: the innermost scope declaring it earlier."""
+    node = ident.parent
+    while node is not None:
+        if node.type in _SCOPES:
+            key = (*node.byte_range, name)
+            if key in variables and variables[key][1] < ident.start_byte:
+                return key
+        node = node.parent
+    return None
 
 
 @cache

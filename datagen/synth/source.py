@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 import warnings
+from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -111,15 +112,15 @@ class Source:
         before, after = self.tree.root_node, parse(new, self.lang, self.path).root_node
         if error_count(after) > error_count(before):
             return None
-        if self.lang == "go" and unused(after) - _unused_of(self.text):
+        if self.lang == "go" and unused(after) - _unused_of(self.text):  # a count went up
             return None
         return new
 
 
 @lru_cache(maxsize=16)
-def _unused_of(text: str) -> frozenset[str]:
+def _unused_of(text: str) -> Counter[str]:
     """Go's unused locals and imports of an original text (each entity's tries reuse it)."""
-    return frozenset(unused(parse(text, "go").root_node))
+    return unused(parse(text, "go").root_node)
 
 
 def error_count(root: Node) -> int:

@@ -199,6 +199,44 @@ GO = [
         \ts.m[k]++
         }
         """),
+    ("remove_cond_v1", "Reply", 0, """
+        package m
+
+        func Reply(line string) string {
+        \treply, err := parse(line)
+        \tif err != nil {
+        \t\treply = "ERR"
+        \t}
+        \tif _, err := write(reply); err != nil {
+        \t\treturn ""
+        \t}
+        \treturn reply
+        }
+        """, None),
+    ("remove_guard_v1", "Reply", 0, """
+        package m
+
+        func Reply(line string) string {
+        \treply, err := parse(line)
+        \tif err != nil {
+        \t\treply = "ERR"
+        \t}
+        \tif _, err := write(reply); err != nil {
+        \t\treturn ""
+        \t}
+        \treturn reply
+        }
+        """, """
+        package m
+
+        func Reply(line string) string {
+        \treply, err := parse(line)
+        \tif err != nil {
+        \t\treply = "ERR"
+        \t}
+        \treturn reply
+        }
+        """),
     ("remove_loop_v1", "Count", 0, """
         package m
 
@@ -489,6 +527,20 @@ RUST = [
     ("constant_change_v1", "show", 0, """
         fn show(x: &str) {
             println!("{}", x);
+        }
+        """, None),
+    ("remove_method_v1", "Ring", 0, """
+        impl fmt::Display for Ring {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                write!(f, "ring")
+            }
+        }
+        """, None),
+    ("remove_function_v1", "Ring.fmt", 0, """
+        impl fmt::Display for Ring {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                write!(f, "ring")
+            }
         }
         """, None),
     ("remove_function_v1", "clear", 0, """

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import random
 import subprocess
 from pathlib import Path
 
 import pytest
 
+from datagen.synth.entities import extract_entities
 from datagen.synth.mining import history_candidates
 from datagen.synth.snapshot import is_test_file, source_files
+from datagen.synth.strategies.registry import get_strategy
 
 # (path, is test code) by each ecosystem's convention
 TEST_FILES = [
@@ -98,3 +101,15 @@ def test_history_keeps_rust_inline_tests_out_of_the_revert(tmp_path: Path) -> No
     [found] = mine(tmp_path, {"src/lib.rs"})
     # the fix is reverted, the snapshot's (latest) inline tests stay; the tests-only commit is no task
     assert found.changes == {"src/lib.rs": RS_V1 + "\n" + RS_TESTS.replace("(1, 2), 3", "(2, 2), 4")}
+
+
+def test_remove_function_declines_what_another_source_file_names() -> None:
+    lib = "package kv\n\nfunc helper() int {\n\treturn 1\n}\n\nfunc Use() int {\n\treturn 2\n}\n"
+    files = {"kv/lib.go": lib, "kv/other.go": "package kv\n\nvar x = helper()\n",
+             "kv/lib_test.go": "package kv\n\nvar y = Use()\n"}
+    entities = {e.name: e for e in extract_entities("kv/lib.go", lib, "go")}
+    strategy = get_strategy("remove_function_v1")
+    assert strategy.transform_repo(files, entities["helper"], random.Random(0)) is None
+    # a test file naming it is what fails after the removal
+    assert strategy.transform_repo(files, entities["Use"], random.Random(0)) == {
+        "kv/lib.go": "package kv\n\nfunc helper() int {\n\treturn 1\n}\n"}

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
+from pathlib import PurePosixPath
 from typing import ClassVar
 
 from datagen.synth.entities import Entity, inline_test_spans
+from datagen.synth.snapshot import is_test_file
 from datagen.synth.source import Edit, Node, Source, delete_statements, descendants, has_ancestor, swap
 from datagen.synth.strategies.base import FUNCS, SiteStrategy, Strategy
 from datagen.synth.strategies.grammar_tables import COMMENTS, GRAMMARS, LANGS, Grammar
@@ -410,7 +412,7 @@ class RemoveMethod(GenericSite):
 
     def accept(self, src: Source, node: Node) -> bool:
         body = node.parent
-        return body is not None and body.type in grammar(src).class_bodies
+        return body is not None and body.type in grammar(src).class_bodies and not is_required(node)
 
     def sites(self, src: Source, node: Node) -> list[Node]:
         """The class's own methods (not those of a class nested in it)."""
@@ -444,6 +446,16 @@ def call_statement(g: Grammar, ident: Node) -> Node | None:
     return stmt if stmt.parent is not None and stmt.parent.type in g.blocks else None
 
 
+def is_required(node: Node) -> bool:
+    """A method its type must have: in a Rust ``impl Trait for T``, or a Java ``@Override``."""
+    body = node.parent
+    owner = body.parent if body is not None else None
+    if owner is not None and owner.type == "impl_item" and owner.child_by_field_name("trait") is not None:
+        return True
+    mods = next((c for c in node.children if c.type == "modifiers"), None)
+    return mods is not None and b"@Override" in mods.text
+
+
 def is_entry_point(entity: Entity) -> bool:
     """``main``, a constructor or an initializer: removing one is no feature removal."""
     owner = entity.qualname.split(".")[-2:-1]
@@ -458,10 +470,20 @@ class RemoveFunction(Strategy):
     langs: ClassVar[frozenset[str]] = LANGS
     kinds: ClassVar[frozenset[str]] = FUNCS
 
+    def transform_repo(self, files: Mapping[str, str], entity: Entity, rng: random.Random) -> dict[str, str] | None:
+        """Declines when another source file of the language names the function: its uses
+        there would not build (the tests, which may use it, are what must fail)."""
+        word = re.compile(rf"\b{re.escape(entity.name)}\b")
+        suffix = PurePosixPath(entity.path).suffix
+        for path, text in files.items():
+            if path != entity.path and path.endswith(suffix) and not is_test_file(path) and word.search(text):
+                return None
+        return super().transform_repo(files, entity, rng)
+
     def transform(self, text: str, entity: Entity, rng: random.Random) -> str | None:
         src = Source.parse(entity.path, text, entity.lang)
         node = src.entity_node(entity)
-        if node is None or node.parent is None or is_entry_point(entity):
+        if node is None or node.parent is None or is_entry_point(entity) or is_required(node):
             return None
         g = grammar(src)
         calls = []
