@@ -17,15 +17,18 @@ The runner name a task stores (``TaskRecord.runner``) is the profile's ``name``.
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 import shlex
 import shutil
-from collections.abc import Mapping
+import time
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, ClassVar
 
+from datagen.errors import SkipItem
 from datagen.records.env import EnvPlan
 
 if TYPE_CHECKING:
@@ -37,16 +40,13 @@ TestResults = dict[str, "TestStatus"]
 REPORT = ".datagen-report"  # report files of test runs start with this (one per profile's suffix)
 
 
-class ToolchainMissing(Exception):
-    """A tool the profile needs is not on this machine (``reason`` is what the manifest records)."""
+class ToolchainMissing(SkipItem):
+    """A tool the profile needs is not on this machine; the repo is skipped with the reason
+    ``toolchain_missing: go (Debian package golang-go)``."""
 
     def __init__(self, tool: str, package: str):
         self.tool, self.package = tool, package
-        super().__init__(f"{tool} (Debian package {package})")
-
-    @property
-    def reason(self) -> str:
-        return f"toolchain_missing: {self}"
+        super().__init__(f"toolchain_missing: {tool} (Debian package {package})")
 
 
 @dataclass(frozen=True)
@@ -234,3 +234,60 @@ def links_into(workdir: Path, links: Mapping[str, str]) -> None:
         if not link.exists() and not link.is_symlink():
             link.parent.mkdir(parents=True, exist_ok=True)
             link.symlink_to(target)
+
+
+LOG_TAIL = 4000
+
+
+def cached_env(profile: Profile, src: Path, plan: EnvPlan, ctx: EnvContext,
+               build: Callable[[Path, Callable[..., bool]], None]) -> Path:
+    """The env folder ``<cache>/<profile>-<key>``, made by ``build(target, step)`` on first use.
+
+    One builder per key (a file lock; others wait, then reuse); a failed build is recorded
+    (``failed.json`` with the log tail) and not retried unless ``ctx.retry_failed``.
+    ``step(name, argv, cwd, env=None, ro_paths=(), check=True)`` runs one install command in
+    the sandbox with the network on and raises ``EnvSetupError`` when a checked one fails.
+    """
+    from datagen.sandbox.env import EnvSetupError, last_error
+
+    key = profile.env_key(src, plan)
+    target = ctx.cache_dir / f"{profile.name}-{key}"
+    ctx.cache_dir.mkdir(parents=True, exist_ok=True)
+    with open(ctx.cache_dir / f"{profile.name}-{key}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        failed = target / "failed.json"
+        if failed.exists() and not ctx.retry_failed:
+            info = json.loads(failed.read_text())
+            raise EnvSetupError(f"{info['error']} (recorded in {failed}; not retried)", info.get("log_tail", ""))
+        if (target / "ok.json").exists():
+            return target
+        shutil.rmtree(target, ignore_errors=True)
+        target.mkdir(parents=True)
+        log: list[str] = []
+        started = time.time()
+
+        def step(name: str, argv: list[str], cwd: Path, env: Mapping[str, str] | None = None,
+                 ro_paths: tuple[Path, ...] = (), check: bool = True) -> bool:
+            result = ctx.sandbox.run(argv, cwd, ctx.limits, env=dict(env or {}), ro_paths=ro_paths)
+            log.append(f"$ {shlex.join(argv)}\n{result.stdout}{result.stderr}")
+            ok = result.exit_code == 0 and result.limit_hit is None
+            if not ok and check:
+                why = f"limit {result.limit_hit}" if result.limit_hit else f"exit {result.exit_code}"
+                last = last_error(result.stdout + "\n" + result.stderr)
+                error = f"{name} failed ({why})" + (f": {last}" if last else "")
+                tail = "\n".join(log)[-LOG_TAIL:]
+                failed.write_text(json.dumps({"error": error, "log_tail": tail, "at": started}))
+                raise EnvSetupError(error, tail)
+            return ok
+
+        build(target, step)
+        (target / "ok.json").write_text(json.dumps(
+            {"profile": profile.name, "plan": plan.model_dump(mode="json"),
+             "seconds": round(time.time() - started, 2)}, sort_keys=True))
+    return target
+
+
+def copy_source(src: Path, dest: Path, skip: tuple[str, ...] = (".git",)) -> Path:
+    """A copy of the repo to install from (installers write into the folder they run in)."""
+    shutil.copytree(src, dest, symlinks=True, ignore=shutil.ignore_patterns(*skip))
+    return dest
