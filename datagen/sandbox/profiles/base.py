@@ -117,6 +117,10 @@ class Profile:
         """The repo's environment plan, by rules over its own files."""
         raise NotImplementedError
 
+    def plan_stub(self) -> EnvPlan:
+        """The plan of a repo datagen cannot read (a task from elsewhere): the profile's defaults."""
+        return EnvPlan(profile=self.name)
+
     def env_key(self, src: Path, plan: EnvPlan) -> str:
         """The env cache key: the plan and the dependency files' content."""
         h = hashlib.sha256(f"{self.name}\0{plan.key_material()}\0".encode())
@@ -161,6 +165,10 @@ class Profile:
         fresh copy the caller removes); {} where the profile has no per-test coverage
         (``covers_lines`` False): then every candidate is checked with the whole suite."""
         return {}
+
+    def grading_targets(self, tests: list[str]) -> list[str]:
+        """What a grading run is given for ``tests`` (default: the ids themselves)."""
+        return list(dict.fromkeys(tests))
 
     def test_files(self, tests: list[str]) -> list[str]:
         """The files that hold ``tests`` (ids), where ids name them; sorted."""
