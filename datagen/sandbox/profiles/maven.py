@@ -181,7 +181,7 @@ class MavenProfile(Profile):
             InstallStep(name="dependencies", kind="command", args=["mvn", "-B", "-q", "dependency:go-offline"],
                         origin="pom.xml", optional=True),
             InstallStep(name="test classpath", kind="command", args=["mvn", "-B", "-q", "test", *SETUP_RUN],
-                        origin="pom.xml (a suite run, failures ignored: compiles the tests, resolves the Surefire provider)"),
+                        origin="pom.xml (one suite run, failures ignored: resolves the Surefire provider)"),
         ]
         return EnvPlan(profile=self.name, **java_plan_fields(java_request(pom)), install=install,
                        test_command=["mvn", "test"], test_paths=["src/test/java"])
