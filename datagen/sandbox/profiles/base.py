@@ -254,7 +254,8 @@ def cached_env(profile: Profile, src: Path, plan: EnvPlan, ctx: EnvContext,
     One builder per key (a file lock; others wait, then reuse); a failed build is recorded
     (``failed.json`` with the log tail) and not retried unless ``ctx.retry_failed``.
     ``step(name, argv, cwd, env=None, ro_paths=(), check=True)`` runs one install command in
-    the sandbox with the network on and raises ``EnvSetupError`` when a checked one fails.
+    the sandbox with the network on (writable: the env folder only; ``cwd`` lies inside it)
+    and raises ``EnvSetupError`` when a checked one fails.
     """
     from datagen.sandbox.env import EnvSetupError, last_error
 
@@ -276,7 +277,10 @@ def cached_env(profile: Profile, src: Path, plan: EnvPlan, ctx: EnvContext,
 
         def step(name: str, argv: list[str], cwd: Path, env: Mapping[str, str] | None = None,
                  ro_paths: tuple[Path, ...] = (), check: bool = True) -> bool:
-            result = ctx.sandbox.run(argv, cwd, ctx.limits, env=dict(env or {}), ro_paths=ro_paths)
+            # the sandbox may write only its working copy: that is the whole env folder, and
+            # the command starts in ``cwd`` inside it
+            inner = ["sh", "-c", 'cd "$1" && shift && exec "$@"', "sh", str(cwd), *argv]
+            result = ctx.sandbox.run(inner, target, ctx.limits, env=dict(env or {}), ro_paths=ro_paths)
             log.append(f"$ {shlex.join(argv)}\n{result.stdout}{result.stderr}")
             ok = result.exit_code == 0 and result.limit_hit is None
             if not ok and check:
