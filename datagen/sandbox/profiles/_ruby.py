@@ -1,12 +1,12 @@
 """What the RSpec and minitest profiles share: the Ruby version a repo asks for and its gems.
 
-Gems come from Bundler where the repo has a ``Gemfile``: at setup (network on) ``bundle
-install`` into the env folder (``BUNDLE_PATH``); where RubyGems cannot be reached, ``bundle
-install --local`` resolves the Gemfile against the gems already installed on the machine
-(Debian's ``ruby-rspec``, ...). Either way the resolved ``Gemfile.lock`` is kept in the env
-and linked into working copies that lack one, and runs go through ``bundle exec``. Without
-a Gemfile (or when neither install works) the tests run on the machine's gems, and the plan
-says so.
+Gems come from Bundler where the repo has a ``Gemfile``: at setup, ``bundle install --local``
+first (the Gemfile resolved against the gems already on the machine, e.g. Debian's
+``ruby-rspec``, with ``GEM_HOME`` in the env folder), then, when those do not satisfy it,
+``bundle install`` from RubyGems (network on) into the env folder (``BUNDLE_PATH``). Either
+way the resolved ``Gemfile.lock`` is kept in the env and linked into working copies that lack
+one, and runs go through ``bundle exec``. Without a Gemfile (or when neither install works)
+the tests run on the machine's gems, and the plan says so.
 """
 
 from __future__ import annotations
@@ -97,12 +97,13 @@ def ensure_ruby_env(profile, src: Path, plan: EnvPlan, ctx: EnvContext) -> Profi
         if plan.install and bundle:
             copy_source(src, target / "work")
             env = {"BUNDLE_GEMFILE": str(target / "work" / "Gemfile"), "BUNDLE_APP_CONFIG": str(target / "config")}
-            if step("bundle install", [bundle, "install"], target, env={**env, "BUNDLE_PATH": str(target / "gems")},
-                    check=False):
-                mode = "bundle-path"
-            elif step("bundle install --local", [bundle, "install", "--local"], target,
-                      env={**env, "GEM_HOME": str(target / "gemhome")}, check=False):
+            # the machine's gems first (no network wait where they satisfy the Gemfile), then RubyGems
+            if step("bundle install --local", [bundle, "install", "--local"], target,
+                    env={**env, "GEM_HOME": str(target / "gemhome")}, check=False):
                 mode = "bundle-system"
+            elif step("bundle install", [bundle, "install"], target, env={**env, "BUNDLE_PATH": str(target / "gems")},
+                      check=False):
+                mode = "bundle-path"
             if mode != "system" and (target / "work" / "Gemfile.lock").is_file():
                 shutil.copy2(target / "work" / "Gemfile.lock", target / "Gemfile.lock")
             shutil.rmtree(target / "work", ignore_errors=True)
@@ -137,7 +138,7 @@ def ruby_setup_lines(plan: EnvPlan) -> list[str]:
     find = 'B="$(command -v bundle || ls /usr/bin/bundle[0-9]* 2>/dev/null | tail -n 1)"'
     if not plan.install:
         return [find]
-    return [find, 'if [ -n "$B" ]; then "$B" install || "$B" install --local || exit 1; fi']
+    return [find, 'if [ -n "$B" ]; then "$B" install --local || "$B" install || exit 1; fi']
 
 
 def ruby_eval_prefix() -> list[str]:
