@@ -2,8 +2,9 @@
 
 Every run configures and builds the working copy from scratch in ``_datagen_build/`` (a
 mutation may touch any source; CMake build trees hold absolute paths, so one cannot be
-reused across copies), keeps building past a failed target (``make -k``), and grades each
-ctest test: one whose executable was not built is an ``error`` (see ``_reports.py``). The
+reused across copies) and runs ctest only when the whole build succeeded: a candidate that
+does not compile leaves no report and is dropped. (In an eval script a test whose executable
+was not built is an ``error``, see ``_reports.py``.) The
 env step (network on) configures and builds once, so a project that cannot build here is
 recorded at setup (``find_package`` of a library that is not installed, say) rather than
 per candidate. Ids are ctest test names; a subset is ``-R '^(a|b)$'``.
@@ -114,7 +115,9 @@ class CMakeProfile(Profile):
 
     def test_command(self, env: ProfileEnv, workdir: Path, tests: list[str] | None) -> list[str]:
         report = str(workdir / self.report)
-        return ["sh", "-c", f"rm -rf {BUILD}; {configure_build()}; {shlex.join(ctest_argv(report, tests))}"]
+        # no report when the build fails: a candidate that does not compile is dropped
+        # (``breaks_collection``), not a task whose tests "fail" for want of a binary
+        return ["sh", "-c", f"rm -rf {BUILD}; {configure_build()} && {shlex.join(ctest_argv(report, tests))}"]
 
     def parse(self, text: str) -> TestResults:
         return parse_ctest_junit(text)

@@ -118,5 +118,5 @@ class MakeProfile(Profile):
         return []
 
     def eval_commands(self, plan: EnvPlan, tests: list[str]) -> list[str]:
-        return [grade_loop(tests, ".datagen-eval.tsv"), "cat .datagen-eval.tsv",
-                "! grep -qv \"$(printf '\\t')pass$\" .datagen-eval.tsv"]
+        check = "awk -F '\\t' '$2 != \"pass\" { print \"NOT PASSED: \" $1; rc = 1 } END { exit rc }'"
+        return [grade_loop(tests, ".datagen-eval.tsv"), f"{check} .datagen-eval.tsv", "exit $?"]
