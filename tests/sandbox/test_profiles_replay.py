@@ -14,11 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from datagen.config.sandbox import EnvConfig, SandboxLimits
+from datagen.config.sandbox import EnvConfig, SandboxLimits, ValidateRecipe, ValidationConfig
 from datagen.records.tasks import TaskRecord
 from datagen.sandbox.profiles.registry import get_profile
 from datagen.sandbox.runners import ensure_env
 from datagen.sandbox.select import bwrap_works, untrusted_sandbox
+from datagen.sandbox.validate import Validator
 from datagen.synth.baseline import SuiteRunner, measure_baseline
 from datagen.synth.candidates import Candidate
 from datagen.synth.check import check_changes
@@ -40,11 +41,13 @@ NODE = {
     "test/lib.test.js": "const test = require('node:test');\nconst assert = require('node:assert');\n"
                         "const { add, mul } = require('../lib.js');\n\n"
                         "test('adds', () => assert.strictEqual(add(2, 3), 5));\n"
-                        "test.describe('product', () => { test.it('muls', () => assert.strictEqual(mul(2, 3), 6)); });\n",
+                        "test.describe('product', () => {\n"
+                        "  test.it('muls', () => assert.strictEqual(mul(2, 3), 6));\n});\n",
 }
 GO = {
     "go.mod": "module example.com/calc\n\ngo 1.19\n",
-    "calc/calc.go": "package calc\n\nfunc Add(a, b int) int { return a + b }\n\nfunc Mul(a, b int) int { return a * b }\n",
+    "calc/calc.go": "package calc\n\nfunc Add(a, b int) int { return a + b }\n\n"
+                    "func Mul(a, b int) int { return a * b }\n",
     "calc/calc_test.go": "package calc\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n\tif Add(2, 3) != 5 {\n"
                          "\t\tt.Fatal(\"add\")\n\t}\n}\n\nfunc TestMul(t *testing.T) {\n"
                          "\tt.Run(\"small\", func(t *testing.T) {\n\t\tif Mul(2, 3) != 6 {\n\t\t\tt.Fatal(\"mul\")\n"
@@ -52,7 +55,8 @@ GO = {
 }
 RUST = {
     "Cargo.toml": "[package]\nname = \"calc\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\n",
-    "src/lib.rs": "pub fn add(a: i32, b: i32) -> i32 {\n    a + b\n}\n\npub fn mul(a: i32, b: i32) -> i32 {\n    a * b\n}\n\n"
+    "src/lib.rs": "pub fn add(a: i32, b: i32) -> i32 {\n    a + b\n}\n\n"
+                  "pub fn mul(a: i32, b: i32) -> i32 {\n    a * b\n}\n\n"
                   "#[cfg(test)]\nmod tests {\n    #[test]\n    fn muls() {\n        assert_eq!(super::mul(2, 3), 6);\n"
                   "    }\n}\n",
     "tests/api.rs": "#[test]\nfn adds() {\n    assert_eq!(calc::add(2, 3), 5);\n}\n",
@@ -113,6 +117,10 @@ def test_task_replays_with_plain_bash(tmp_path, runner):
     task = make_task(tmp_path, runner)
     assert task.runner == runner and task.language == get_profile(runner).task_language(tmp_path / "src")
     assert task.FAIL_TO_PASS and task.PASS_TO_PASS
+    recipe = ValidateRecipe(env=EnvConfig(cache_dir=str(tmp_path / "envs"), inherit_site_packages=[SITE]),
+                            validation=ValidationConfig(reruns=1, workers=2, test_timeout_s=120))
+    row = Validator(recipe, untrusted_sandbox("auto")).validate(task, tmp_path / "out")  # `datagen validate`
+    assert row.status == "valid", (row.reason, row.notes)
     assert not re.search(r"^\s*(python3? -m )?datagen\b", task.setup_script + task.eval_script, re.M)
     clone = tmp_path / "clone"
     subprocess.run(["git", "clone", "-q", str(tmp_path / "out" / task.repo_path), str(clone)], check=True)

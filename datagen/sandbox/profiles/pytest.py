@@ -92,8 +92,8 @@ class PytestProfile(Profile):
         return any(p.endswith(".py") and self.is_test_file(p) and not p.endswith("conftest.py") for p in paths)
 
     def plan(self, src: Path) -> EnvPlan:
-        try:  # the environments work's own plan, where it has landed
-            from datagen.sandbox.env import python_plan  # type: ignore[attr-defined]
+        try:  # the environments work's rules, where they have landed
+            from datagen.sandbox.profiles.python_plan import python_plan  # type: ignore[import-not-found]
         except ImportError:
             return rule_plan(src)
         return python_plan(src)
@@ -107,8 +107,13 @@ class PytestProfile(Profile):
         from datagen.sandbox.env import EnvManager
 
         manager = EnvManager(ctx.config, ctx.sandbox, ctx.limits)
-        env = manager.ensure(src, retry_failed=ctx.retry_failed)
-        plan = plan.model_copy(update={"toolchain": plan.toolchain or f"python{manager.version.split()[0]}"})
+        if hasattr(manager, "plan"):  # the manager knows the recipe's plan options and user plans
+            plan = manager.plan(src)
+            env = manager.ensure(src, retry_failed=ctx.retry_failed, plan=plan)
+        else:
+            env = manager.ensure(src, retry_failed=ctx.retry_failed)
+        version = ".".join(manager.version.split()[0].split(".")[:2])
+        plan = plan.model_copy(update={"toolchain": plan.toolchain or f"python{version}"})
         return ProfileEnv(self.name, plan, path=env.path, env=dict(env.env), ro_paths=tuple(env.ro_paths), extra=env)
 
     def run_env(self, env: ProfileEnv, workdir: Path) -> dict[str, str]:
