@@ -29,6 +29,7 @@ from datagen.synth.check import check_changes
 from datagen.synth.emit import commit_task
 from datagen.synth.gitrepo import TaskRepo
 
+pytestmark = pytest.mark.slow
 SAMPLES = Path(__file__).parents[2] / "sample_data"
 GIT = ["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid", "-c", "commit.gpgsign=false"]
 Bug = tuple[str, str, str]  # path, text, replacement
