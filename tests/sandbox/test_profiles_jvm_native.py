@@ -223,3 +223,22 @@ def test_gradle_without_wrapper_or_gradle_is_toolchain_missing(tmp_path, monkeyp
         profile.ensure_env(tmp_path, plan, None)  # type: ignore[arg-type]
     (tmp_path / "gradlew").write_text("#!/bin/sh\n")
     assert profile.plan(tmp_path).test_command == ["./gradlew", "test"]
+
+
+def test_maven_seed_is_a_readable_linked_copy_made_once(tmp_path, monkeypatch):
+    from datagen.sandbox.profiles.maven import mirror_settings, seed_repository
+
+    repo = tmp_path / "m2" / "repository"
+    jar = repo / "org" / "x" / "x-1.jar"
+    jar.parent.mkdir(parents=True)
+    jar.write_bytes(b"jar")
+    for d in (repo, repo / "org", jar.parent):
+        d.chmod(0o750)  # as ~/.m2 is here: the sandbox's uid could not enter it
+    monkeypatch.setenv("DATAGEN_MAVEN_SEED", str(repo))
+    seed = seed_repository(tmp_path / "cache")
+    copied = seed / "org" / "x" / "x-1.jar"
+    assert copied.read_bytes() == b"jar" and copied.stat().st_ino == jar.stat().st_ino  # a hard link
+    assert all((p.stat().st_mode & 0o777) == 0o755 for p in (seed, seed / "org", copied.parent))
+    jar.with_name("x-2.jar").write_bytes(b"new")
+    assert seed_repository(tmp_path / "cache") == seed and not (seed / "org" / "x" / "x-2.jar").exists()
+    assert f"<url>{seed.resolve().as_uri()}</url>" in mirror_settings(seed)
