@@ -207,6 +207,23 @@ def parse_go_json(text: str) -> TestResults:
     return results
 
 
+def go_output(text: str) -> str:
+    """The human-readable output of a ``go test -json`` stream (what ``go test -v`` prints),
+    with the lines that are not JSON (build errors) kept as they are."""
+    out = []
+    for line in text.splitlines():
+        if not line.startswith("{"):
+            out.append(line + "\n")
+            continue
+        try:
+            event = json.loads(line)
+        except ValueError:
+            continue
+        if event.get("Action") == "output":
+            out.append(str(event.get("Output", "")))
+    return "".join(out)
+
+
 _CARGO_RUNNING = re.compile(r"^\s*Running (?:unittests )?(\S+)")
 _LIBTEST_LINE = re.compile(r"^test (.+?)(?: - should panic)? \.\.\. (ok|FAILED|ignored)(?:, .*)?$")
 

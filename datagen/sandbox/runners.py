@@ -20,6 +20,7 @@ from datagen.sandbox.profiles.pytest import pytest_command
 from datagen.sandbox.profiles.registry import get_profile
 
 REPORT = ".datagen-report.xml"  # pytest's and node's report (other profiles: ``Profile.report``)
+LOG_CHARS = 200_000  # of a report's human-readable output added to a run's stdout
 
 
 @dataclass
@@ -74,6 +75,8 @@ def run_profile(profile: Profile, env: ProfileEnv, sandbox: Sandbox, workdir: Pa
     text = profile.read_report(workdir, result)
     if text is None:
         return TestRun(result, {}, "no report written")
+    if log := profile.log_text(text):
+        result = result.model_copy(update={"stdout": result.stdout + log[-LOG_CHARS:]})
     try:
         return TestRun(result, profile.parse(text))
     except ReportError as exc:

@@ -170,3 +170,15 @@ def test_eval_scripts_are_valid_bash():
         for script in (profile.setup_script(profile.plan_stub()), profile.eval_script(profile.plan_stub(), ids)):
             assert script.startswith("#!/bin/bash")
             assert subprocess.run(["bash", "-n"], input=script, text=True).returncode == 0, (name, script)
+
+
+def test_failure_output_of_go_and_cargo_reads_the_same_in_every_run():
+    from datagen.sandbox.parsers import go_output
+    from datagen.synth.check import stable_output
+
+    go = go_output((GOLDEN / "go_test.json").read_text())
+    assert "--- FAIL: TestAddWrong" in go and "Add(2, 2) = 4, want 5" in go
+    assert stable_output(go) == stable_output(go.replace("0.011s", "0.734s").replace("(0.00s)", "(1.25s)"))
+    cargo = (GOLDEN / "cargo_test.txt").read_text()
+    other = cargo.replace("golden-542856034b6809b6", "golden-0123456789abcdef")
+    assert stable_output(cargo) == stable_output(other.replace("(1) panicked", "(77) panicked"))

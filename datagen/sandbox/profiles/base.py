@@ -152,6 +152,12 @@ class Profile:
         the format); a pure function of the text."""
         raise NotImplementedError
 
+    def log_text(self, report: str) -> str:
+        """The human-readable test output held in the report, for a profile whose command sends
+        the runner's output into it ('' when the run's own stdout/stderr already show it):
+        what failure messages and problem statements quote."""
+        return ""
+
     def read_report(self, workdir: Path, run: RunResult) -> str | None:
         """The report text of a finished run (None when it wrote none)."""
         try:

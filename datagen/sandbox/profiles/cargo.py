@@ -135,6 +135,9 @@ class CargoProfile(Profile):
 
         return parse_cargo_test(text)
 
+    def log_text(self, report: str) -> str:
+        return report
+
     def test_files(self, tests: list[str]) -> list[str]:
         return sorted({t.split("::", 1)[0] for t in tests if t.split("::", 1)[0].startswith("tests/")})
 

@@ -115,6 +115,11 @@ class GoProfile(Profile):
 
         return parse_go_json(text)
 
+    def log_text(self, report: str) -> str:
+        from datagen.sandbox.parsers import go_output
+
+        return go_output(report)
+
     def test_files(self, tests: list[str]) -> list[str]:
         return []
 

@@ -373,6 +373,9 @@ class AvaProfile(JsProfile):
             run += ["--match", t.split(" › ", 1)[-1]]
         return ["sh", "-c", f"{shlex.join(run)} > {self.report}"]
 
+    def log_text(self, report: str) -> str:
+        return report
+
     def parse(self, text: str) -> TestResults:
         from datagen.sandbox.parsers import parse_tap
 
