@@ -20,7 +20,7 @@ import shlex
 import shutil
 import subprocess
 from functools import lru_cache
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from datagen.records.env import EnvPlan, InstallStep
 from datagen.sandbox.profiles._replay import junit_check
@@ -121,8 +121,8 @@ def java_test_files(tests: list[str], root: str = "src/test/java") -> list[str]:
 
 
 def is_java_test_file(path: str) -> bool:
-    p = PurePosixPath(path)
-    return "/src/test/" in f"/{path}" or "src/it" in p.parts or conventional_test_file(path)
+    """Maven/Gradle test sources (``src/test/``, integration tests in ``src/it/``) or the usual names."""
+    return any(d in f"/{path}" for d in ("/src/test/", "/src/it/")) or conventional_test_file(path)
 
 
 def seed_repository(cache_dir: Path) -> Path | None:

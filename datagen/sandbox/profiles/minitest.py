@@ -21,7 +21,7 @@ from datagen.sandbox.profiles._ruby import (
     ruby_prefix,
     ruby_setup_lines,
 )
-from datagen.sandbox.profiles.base import EnvContext, Profile, ProfileEnv, TestResults
+from datagen.sandbox.profiles.base import EnvContext, Profile, ProfileEnv, TestResults, conventional_test_file
 from datagen.sandbox.profiles.registry import register
 
 LOADER = 'Dir["test/**/{*_test,test_*}.rb"].sort.each { |f| require File.expand_path(f) }'
@@ -66,7 +66,7 @@ class MinitestProfile(Profile):
         return False
 
     def is_test_file(self, path: str) -> bool:
-        return path.startswith("test/")
+        return path.startswith("test/") or conventional_test_file(path)
 
     def dependency_files(self, src: Path) -> list[str]:
         return ruby_dependency_files(src)
