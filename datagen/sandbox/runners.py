@@ -50,12 +50,13 @@ def ensure_env(profile: Profile, src: Path, config: EnvConfig, sandbox: Sandbox,
     return profile.ensure_env(src, plan or profile.plan(src), env_context(config, sandbox, limits, retry_failed))
 
 
-def as_profile_env(runner: str, env: ProfileEnv | PythonEnv | None) -> ProfileEnv:
-    """A ``ProfileEnv`` for ``runner`` from what older callers hold (a ``PythonEnv`` or nothing)."""
+def as_profile_env(runner: str, env: ProfileEnv | PythonEnv | None, plan: EnvPlan | None = None) -> ProfileEnv:
+    """A ``ProfileEnv`` for ``runner`` from what older callers hold (a ``PythonEnv`` built by
+    ``EnvManager`` from ``plan``, or nothing)."""
     if isinstance(env, ProfileEnv):
         return env
     if isinstance(env, PythonEnv):
-        return ProfileEnv(runner, EnvPlan(profile=runner), path=env.path, env=dict(env.env),
+        return ProfileEnv(runner, plan or EnvPlan(profile=runner), path=env.path, env=dict(env.env),
                           ro_paths=tuple(env.ro_paths), extra=env)
     if runner == "pytest":
         raise ValueError("pytest needs a PythonEnv")
