@@ -6,9 +6,11 @@ subprocess; its CPU time is measured in core-seconds: the build's process tree i
 cpuacct cgroup when the host lets us make one (it also counts the sandboxed test runs,
 whose processes bubblewrap reaps out of our sight), else ``getrusage(RUSAGE_CHILDREN)``.
 Then every emitted task is replayed with plain tools: ``git clone`` of ``repos/``,
-``git checkout base_commit``, the whole suite under plain pytest (``node --test`` for
-node tasks; FAIL_TO_PASS must not pass), ``git apply`` of ``patch``, the suite again
-(FAIL_TO_PASS and PASS_TO_PASS pass).
+``git checkout base_commit``, then the task's own ``setup_script`` and ``eval_script``
+(bash, any language: it must fail), ``git apply`` of ``patch``, ``eval_script`` again (it
+must pass). Tasks without scripts (older builds) replay the whole suite under plain pytest
+(``node --test`` for node tasks) instead. The table has a row per input with its tasks'
+languages, so non-Python repos' tasks per core-hour read beside Python's.
 
 Run by hand (inputs: folders or git repos; sample_data/<name> for the bundled ones):
 
@@ -143,12 +145,34 @@ def _node_suite(clone: Path, report: Path) -> dict[str, bool]:
     return results
 
 
+def _bash(script: str, cwd: Path) -> int:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "VIRTUAL_ENV"))}
+    return subprocess.run(["bash", "-c", script], cwd=cwd, env=env, capture_output=True, timeout=1800).returncode
+
+
+def script_replay(clone: Path, task: dict) -> str | None:
+    """The task's setup_script, eval_script (fails), the patch, eval_script (passes)."""
+    if _bash(task["setup_script"], clone) != 0:
+        return "setup_script_fails"
+    if _bash(task["eval_script"], clone) == 0:
+        return "eval_passes_before"
+    apply = subprocess.run(["git", "apply", "-"], cwd=clone, input=task["patch"].encode(), capture_output=True)
+    if apply.returncode != 0:
+        return "patch_does_not_apply"
+    return None if _bash(task["eval_script"], clone) == 0 else "eval_fails_after"
+
+
 def replay(out: Path, task: dict, scratch: Path, plugin_dir: Path) -> str | None:
-    """None when the task replays with plain git + pytest, else why not."""
+    """None when the task replays with plain git + its scripts (or pytest), else why not."""
     clone = scratch / task["instance_id"]
     git = ["git", "-c", "advice.detachedHead=false"]
     subprocess.run([*git, "clone", "-q", str(out / task["repo_path"]), str(clone)], check=True, capture_output=True)
     subprocess.run([*git, "checkout", "-q", task["base_commit"]], cwd=clone, check=True, capture_output=True)
+    if task.get("eval_script"):
+        try:
+            return script_replay(clone, task)
+        finally:
+            shutil.rmtree(clone, ignore_errors=True)
     report = scratch / f"{task['instance_id']}.report"
 
     def suite() -> dict[str, bool]:
@@ -206,6 +230,7 @@ def main() -> None:
         lines = sum(r[1] for r in ok_repos)
         row = {
             "input": source, "repos": ", ".join(r[0] for r in ok_repos) or "-",
+            "languages": ", ".join(sorted({t.get("language") or "-" for t in tasks})) or "-",
             "skipped": ", ".join(f"{r[0]} ({r[3]})" for r in repos if r[2] != "ok"),
             "source_lines": lines, "tasks": len(tasks), "lines_per_task": lines / len(tasks) if tasks else None,
             "wall_s": wall, "core_s": core_s, "rusage_core_s": rusage,
@@ -216,14 +241,15 @@ def main() -> None:
         rows.append(row)
         print(json.dumps(row), flush=True)
     print()
-    print("| input | repos | non-blank source lines | tasks | lines / task | build core-s | tasks / core-hour "
-          "| replay pass | duplicate patches | statement leaks |")
-    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("| input | repos | languages | non-blank source lines | tasks | lines / task | build core-s "
+          "| tasks / core-hour | replay pass | duplicate patches | statement leaks |")
+    print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in rows:
         lpt = f"{r['lines_per_task']:.1f}" if r["lines_per_task"] else "-"
         tph = f"{r['tasks_per_core_hour']:.0f}" if r["tasks_per_core_hour"] else "-"
         rate = f"{r['replayed']}/{r['tasks']}"
-        print(f"| {r['input']} | {r['repos']} | {r['source_lines']} | {r['tasks']} | {lpt} | {r['core_s']:.0f} "
+        print(f"| {r['input']} | {r['repos']} | {r['languages']} | {r['source_lines']} | {r['tasks']} | {lpt} "
+              f"| {r['core_s']:.0f} "
               f"| {tph} | {rate} | {r['duplicate_patches']} | {r['statement_leaks']} |")
 
 

@@ -29,7 +29,7 @@ def write_outputs(cfg: TasksRecipe, out: Path, run_id: str, states, rows: list[C
     records = sorted((e.record for e in emitted), key=lambda r: r.instance_id)
     _write_jsonl(out / "tasks.jsonl", records)
     shard = _write_parquet(out / "data" / "train-00000-of-00001.parquet", records)
-    _write_card(out, cfg, records)
+    _write_card(out, cfg, records, language_table([s.row for s in states], rows, records))
     by_id = {e.record.instance_id: e for e in emitted}
     task_rows = [TaskRow(run_id=run_id, instance_id=r.instance_id,
                          candidate_id=by_id[r.instance_id].candidate.candidate_id,
@@ -80,7 +80,23 @@ def size_stats(records: list[TaskRecord]) -> dict[str, float]:
             "max": lines[-1], "long_horizon": sum(r.long_horizon for r in records)}
 
 
-def _write_card(out: Path, cfg: TasksRecipe, records: list[TaskRecord]) -> None:
+def language_table(repos: list[RepoBaselineRow], rows: list[CandidateRow], records: list[TaskRecord]) -> list[str]:
+    """Markdown rows: per task language, its repos, candidates, tasks and the yield."""
+    lang_of = {r.repo: r.language or "-" for r in repos}
+    per: dict[str, list[int]] = {}
+    for r in repos:
+        per.setdefault(lang_of[r.repo], [0, 0, 0])[0] += 1
+    for c in rows:
+        per.setdefault(lang_of.get(c.repo, "-"), [0, 0, 0])[1] += 1
+    for t in records:
+        per.setdefault(t.language or lang_of.get(t.repo, "-"), [0, 0, 0])[2] += 1
+    out = ["| language | repos | candidates | tasks | yield |", "|---|---:|---:|---:|---:|"]
+    for lang, (n_repos, n_cand, n_tasks) in sorted(per.items()):
+        out.append(f"| {lang} | {n_repos} | {n_cand} | {n_tasks} | {f'{n_tasks / n_cand:.0%}' if n_cand else '-'} |")
+    return out
+
+
+def _write_card(out: Path, cfg: TasksRecipe, records: list[TaskRecord], languages: list[str] = ()) -> None:
     header = {
         "license": "other", "pretty_name": "datagen agent tasks",
         "tags": ["code", "agents", "swe-bench", "datagen"], "task_categories": ["text-generation"],
@@ -104,5 +120,5 @@ def _write_card(out: Path, cfg: TasksRecipe, records: list[TaskRecord]) -> None:
              f"- changed lines of the fix: median {stats['median']}, p90 {stats['p90']}, max {stats['max']}",
              f"- long-horizon tasks (fix spans 5+ files): {stats['long_horizon']}",
              *(f"- reference, {k}: {v}" for k, v in REFERENCES.items()), "", "| strategy | tasks |", "|---|---:|",
-             *(f"| {k} | {v} |" for k, v in sorted(by_strategy.items())), ""]
+             *(f"| {k} | {v} |" for k, v in sorted(by_strategy.items())), "", *languages, ""]
     (out / "README.md").write_text("\n".join(lines), encoding="utf-8")

@@ -23,7 +23,8 @@ from datagen.config.sandbox import SandboxLimits
 from datagen.config.tasks import TasksRecipe
 from datagen.errors import SkipItem
 from datagen.sandbox.base import Sandbox
-from datagen.sandbox.env import EnvManager
+from datagen.sandbox.profiles.registry import get_profile
+from datagen.sandbox.runners import ensure_env
 from datagen.synth.baseline import Baseline, SuiteRunner, measure_baseline
 from datagen.synth.candidates import Candidate
 from datagen.synth.check import Verdict, check_changes
@@ -79,11 +80,11 @@ class _TasksStage(RepoStage):
         return untrusted_sandbox(self.cfg.sandbox.backend)
 
     def suite(self, repo: str, sandbox: Sandbox) -> SuiteRunner:
-        """The repo's suite on its clean source; builds (or reuses) its environment.
-        Raises ``SkipItem`` when the environment cannot be built."""
+        """The repo's suite on its clean source; builds (or reuses) its environment with the
+        repo's profile. Raises ``SkipItem`` when the environment cannot be built."""
         work = Path(self.work)
         src, runner = work / "src" / repo, self.runners[repo]
-        env = EnvManager(self.cfg.env, sandbox, self.cfg.sandbox.limits).ensure(src) if runner == "pytest" else None
+        env = ensure_env(get_profile(runner), src, self.cfg.env, sandbox, self.cfg.sandbox.limits)
         scratch = work / "scratch"
         scratch.mkdir(parents=True, exist_ok=True)
         ro = tuple(Path(p) for p in self.cfg.sandbox.ro_paths)
@@ -106,7 +107,9 @@ class BaselineStage(_TasksStage):
             try:
                 suite = self.suite(repo, sandbox)
             except SkipItem as exc:
-                base = Baseline(self.runners[repo], reason=exc.reason, detail=str(exc))
+                profile, src = get_profile(self.runners[repo]), work / "src" / repo
+                base = Baseline(self.runners[repo], reason=exc.reason, detail=str(exc),
+                                plan=profile.plan(src).model_dump(mode="json"), language=profile.task_language(src))
             else:
                 base = measure_baseline(suite, self.cfg.baseline.runs, self.cfg.baseline.coverage)
             store_json(baseline_path(work, repo), asdict(base))

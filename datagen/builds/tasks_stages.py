@@ -25,9 +25,10 @@ from datagen.synth.baseline import Baseline
 from datagen.synth.candidates import Candidate, change_id, covered_entities, propose
 from datagen.synth.check import Verdict
 from datagen.synth.emit import Emitted, commit_task, instance_id
+from datagen.synth.entities import LANGS as ENTITY_LANGS
 from datagen.synth.gitrepo import TaskRepo
 from datagen.synth.mining import combine_candidates, history_candidates
-from datagen.synth.snapshot import detect_runner, non_blank_lines, snapshot_files, source_files, write_snapshot
+from datagen.synth.snapshot import detect_profile, non_blank_lines, snapshot_files, source_files, write_snapshot
 from datagen.synth.statements import RepoTokens, template_statement
 
 PROPOSING = ("procedural", "removal", "feature_removal")
@@ -70,13 +71,17 @@ def prepare_repo(cfg: TasksRecipe, repo: Repo, files: list[ListedFile], out: Pat
     snap = snapshot_files(files)
     state.src = _snapshot(repo, snap, work / "src" / repo.name, cfg.statement.redact_secrets)
     state.texts = _texts(state.src, [f.path for f in snap])
+    profile = detect_profile(state.src, [f.path for f in snap])
     # strategies target the repo's own code: not vendored, generated or minified files
-    state.sources = source_files(sorted(state.texts), {f.path: f.lang for f in snap if f.skip is None})
+    state.sources = source_files(sorted(state.texts), {f.path: f.lang for f in snap if f.skip is None}, profile)
     state.row.source_lines = sum(non_blank_lines(state.texts[p]) for p, _ in state.sources)
-    runner = detect_runner(state.src, [f.path for f in snap])
-    state.row.runner = runner
-    if runner is None:
+    state.sources = [(p, lang) for p, lang in state.sources if lang in ENTITY_LANGS]  # what entities are read from
+    state.row.runner = profile.name if profile else None
+    if profile is None:
         return _skip(state, "no_test_runner")
+    state.row.language = profile.task_language(state.src)
+    if missing := profile.missing_tool():
+        return _skip(state, missing.reason)
     shutil.rmtree(out / "repos" / f"{repo.name}.git", ignore_errors=True)  # no branches of older builds
     state.git = TaskRepo(out / "repos" / f"{repo.name}.git")
     state.clean = state.row.clean_commit = state.git.commit_folder(state.src, f"{repo.name}: clean source")
@@ -97,7 +102,9 @@ def measure_baselines(cfg: TasksRecipe, states: list[RepoState], work: Path, run
         b = s.baseline = read_baseline(work, s.repo.name)
         s.row = s.row.model_copy(update={
             "tests": len(b.stable), "flaky_tests": b.flaky, "failing_tests": len(b.failing),
-            "suite_s": round(b.suite_s, 3), "status": "skipped" if b.reason else "ok", "reason": b.reason})
+            "suite_s": round(b.suite_s, 3), "status": "skipped" if b.reason else "ok", "reason": b.reason,
+            "language": b.language or s.row.language, "toolchain": b.plan.get("toolchain", ""),
+            "toolchain_mismatch": b.plan.get("toolchain_mismatch")})
 
 
 def _skip(state: RepoState, reason: str) -> RepoState:
@@ -242,7 +249,7 @@ def emit_tasks(cfg: TasksRecipe, states: list[RepoState], candidates: list[Candi
             fate.append((c, {"status": "dropped", "reason": "near_duplicate_patch"}))
             continue
         mine.append(lines)
-        emitted.append(commit_task(s.git, s.clean, c, v, f"repos/{c.repo}.git", s.row.runner))
+        emitted.append(commit_task(s.git, s.clean, c, v, f"repos/{c.repo}.git", s.row.runner, s.baseline))
         fate.append((c, {"instance_id": emitted[-1].record.instance_id, "stage": "kept"}))
     _write_statements(cfg, by_repo, emitted, teacher, console)
     rows = [_row(run_id, c, verdicts[c.candidate_id]).model_copy(update=upd) for c, upd in fate]

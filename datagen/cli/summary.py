@@ -52,12 +52,13 @@ def print_tasks_summary(result, console: Console | None = None) -> None:
     """Per repo and per strategy: how candidates fared, and what a kept task cost."""
     console = console or Console()
     repos = Table(title=f"tasks → {result.output}", show_header=True)
-    for col in ("repo", "runner", "tests", "flaky", "entities (covered)", "status"):
+    for col in ("repo", "runner", "language", "tests", "flaky", "entities (covered)", "status"):
         repos.add_column(col)
     for r in result.repos:
-        repos.add_row(r.repo, r.runner or "-", str(r.tests), str(len(r.flaky_tests)),
+        repos.add_row(r.repo, r.runner or "-", r.language or "-", str(r.tests), str(len(r.flaky_tests)),
                       f"{r.entities} ({r.covered_entities})", r.status + (f": {r.reason}" if r.reason else ""))
     console.print(repos)
+    _print_languages(result, console)
     funnel = Table(title="candidates per strategy (funnel)", show_header=True)
     funnel.add_column("strategy")
     for stage in FUNNEL:
@@ -80,6 +81,24 @@ def print_tasks_summary(result, console: Console | None = None) -> None:
     for note in result.notes:
         console.print(f"[yellow]note:[/] {note}")
     console.print(f"replay them: datagen validate {result.output / 'tasks.jsonl'}")
+
+
+def _print_languages(result, console: Console) -> None:
+    """Per task language: repos, candidates, tasks and the yield (tasks per candidate)."""
+    lang_of = {r.repo: r.language or "-" for r in result.repos}
+    per: dict[str, list[int]] = {}
+    for r in result.repos:
+        per.setdefault(lang_of[r.repo], [0, 0, 0])[0] += 1
+    for c in result.candidates:
+        per.setdefault(lang_of.get(c.repo, "-"), [0, 0, 0])[1] += 1
+    for t in result.tasks:
+        per.setdefault(lang_of.get(t.repo, "-"), [0, 0, 0])[2] += 1
+    table = Table(title="tasks per language", show_header=True)
+    for col in ("language", "repos", "candidates", "tasks", "yield"):
+        table.add_column(col, justify="left" if col == "language" else "right")
+    for lang, (n_repos, n_cand, n_tasks) in sorted(per.items()):
+        table.add_row(lang, str(n_repos), str(n_cand), str(n_tasks), f"{n_tasks / n_cand:.0%}" if n_cand else "-")
+    console.print(table)
 
 
 def print_pool_summary(result, console: Console | None = None) -> None:

@@ -20,6 +20,7 @@ import jinja2
 from datagen.config.base import canonical_json, load_yaml_pack
 from datagen.errors import UserError
 from datagen.records.pool import AuxCheck, ChatMessage, PoolRow, PoolTaskInput
+from datagen.sandbox.profiles.registry import get_profile
 from datagen.sandbox.tasks import read_tasks, source_dir
 
 PROMPTS = Path(__file__).parent / "prompts"
@@ -132,7 +133,10 @@ def reward_spec(row: PoolRow) -> str:
 
 def eval_script(row: PoolRow, prompts: Path = PROMPTS) -> str:
     """A bash script that grades an attempt in the checkout (``$REPO_DIR``, default
-    ``/testbed``): applies the test patch, runs the graded tests; exit 0 = resolved."""
+    ``/testbed``): applies the test patch, runs the graded tests with the commands of the
+    runner's profile (``Profile.eval_commands``); exit 0 = resolved."""
     tests = sorted({*row.fail_to_pass, *row.pass_to_pass})
-    return render(f"eval_{row.runner}.sh.jinja", prompts, tests=tests, test_patch=row.test_patch.rstrip("\n"),
-                  test_files=row.test_files)
+    profile = get_profile(row.runner)
+    commands = "\n".join(profile.eval_commands(profile.plan_stub(), tests))
+    return render("eval.sh.jinja", prompts, runner=row.runner, commands=commands,
+                  test_patch=row.test_patch.rstrip("\n"))

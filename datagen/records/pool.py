@@ -64,7 +64,8 @@ class PoolRow(Record):
     problem_statement: str
     patch: str = Field(description="the reference fix (SWE-bench convention); never in the prompt")
     test_patch: str = Field("", description="applied before the tests are graded")
-    runner: Literal["pytest", "node"] = "pytest"
+    runner: str = Field("pytest", description="the ecosystem profile that runs its tests (pytest, node, jest, go, "
+                        "cargo, ...)")
     test_files: list[str] = Field(default_factory=list, description="empty = whole suite")
     fail_to_pass: list[str]
     pass_to_pass: list[str]

@@ -56,8 +56,14 @@ class TaskRecord(Record):
         description="git repo or snapshot folder holding the source; relative paths are "
         "resolved against the folder of the JSONL file"
     )
-    runner: Literal["pytest", "node"] = "pytest"
+    runner: str = Field("pytest", description="the ecosystem profile that runs its tests (pytest, node, jest, "
+                        "vitest, mocha, ava, go, cargo, ...; `datagen/sandbox/profiles/`)")
     test_files: list[str] = Field(default_factory=list, description="empty = whole suite")
+    language: str = Field("", description="python, javascript, typescript, go, rust, ... ('' when unknown)")
+    setup_script: str = Field("", description="bash run in a fresh checkout at base_commit: installs what the "
+                              "tests need (may use the network)")
+    eval_script: str = Field("", description="bash run in the checkout after setup_script: runs FAIL_TO_PASS and "
+                             "PASS_TO_PASS with the repo's own tools, offline; exit 0 only when all pass")
     # Written by ``datagen build tasks`` (optional for tasks from elsewhere).
     bug_patch: str = Field("", description="the reverse of `patch`: the diff that introduces the bug "
                            "(SWE-smith's `patch`)")
@@ -157,7 +163,12 @@ class RepoBaselineRow(Record):
 
     run_id: str
     repo: str
-    runner: str | None = Field(None, description="pytest or node; null when none was found")
+    runner: str | None = Field(None, description="the profile that runs its suite (pytest, node, jest, go, cargo, "
+                               "...); null when none was found")
+    language: str = Field("", description="its tasks' language label")
+    toolchain: str = Field("", description="the toolchain its env uses, e.g. go1.19.8")
+    toolchain_mismatch: str | None = Field(None, description="why the toolchain here does not fit what the repo "
+                                           "asks for (the build goes on with it)")
     status: Literal["ok", "skipped"]
     reason: str | None = Field(None, description="why the repo gives no tasks, e.g. 'no_tests'")
     tests: int = Field(0, description="tests that passed in every baseline run")

@@ -4,10 +4,24 @@ Statuses are ``pass``, ``fail``, ``error`` (setup/collection broke) and ``skip``
 pytest ids are node ids (``tests/test_x.py::TestA::test_b[1]``), built from the
 ``file`` attribute of JUnit XML written with ``junit_family=xunit1``. Node's test runner
 ids are the suite path joined with `` > `` (its JUnit report names no file).
+
+The other ecosystems (each written for a profile of ``datagen/sandbox/profiles/``):
+
+- jest and vitest (``--json`` / ``--reporter=json``, the same shape): ``file > describe > title``;
+  a file that failed to run is ``file`` with ``error``;
+- mocha (``--reporter json``): ``file > full title`` (mocha joins the titles with spaces);
+- ava (``--tap``): the TAP title, ``file › title`` (ava names the file when it runs several);
+- go (``go test -json``): ``<package import path>::<Test>[/<subtest>]``;
+- cargo (libtest's stable text output, cargo's ``Running`` lines): ``<target file>::<test path>``.
+
+``root`` (the working copy's absolute path plus ``/``) is cut from the file names the JS
+reports give as absolute paths.
 """
 
 from __future__ import annotations
 
+import json
+import re
 import xml.etree.ElementTree as ET
 
 from datagen.records.tasks import TestStatus
@@ -90,4 +104,150 @@ def parse_node_junit(text: str) -> TestResults:
     return results
 
 
-PARSERS = {"pytest": parse_pytest_junit, "node": parse_node_junit}
+def _json(text: str, what: str) -> object:
+    try:
+        return json.loads(text)
+    except ValueError as exc:
+        raise ReportError(f"not a {what} JSON report: {exc}") from None
+
+
+def _rel(path: str, root: str) -> str:
+    return path[len(root):] if root and path.startswith(root) else path
+
+
+_JEST_STATUS: dict[str, TestStatus] = {"passed": "pass", "failed": "fail", "pending": "skip", "skipped": "skip",
+                                       "todo": "skip", "disabled": "skip", "focused": "pass"}
+
+
+def parse_jest_json(text: str, root: str = "") -> TestResults:
+    """Per-test results from jest's ``--json --outputFile`` (vitest's ``--reporter=json`` too)."""
+    data = _json(text, "jest")
+    if not isinstance(data, dict) or not isinstance(data.get("testResults"), list):
+        raise ReportError("not a jest JSON report: no testResults")
+    results: TestResults = {}
+    for suite in data["testResults"]:
+        file = _rel(str(suite.get("name", "")), root)
+        cases = suite.get("assertionResults") or []
+        for case in cases:
+            test_id = " > ".join([file, *case.get("ancestorTitles", []), case.get("title", "")])
+            _merge(results, test_id, _JEST_STATUS.get(case.get("status", ""), "error"))
+        if not cases and suite.get("status") == "failed":  # the file did not load
+            _merge(results, file, "error")
+    return results
+
+
+def parse_mocha_json(text: str, root: str = "") -> TestResults:
+    """Per-test results from mocha's ``--reporter json`` (failed hooks are ``error``)."""
+    data = _json(text, "mocha")
+    if not isinstance(data, dict) or "stats" not in data:
+        raise ReportError("not a mocha JSON report: no stats")
+    results: TestResults = {}
+
+    def key(t: dict) -> str:
+        return f"{_rel(str(t.get('file') or ''), root)} > {t.get('fullTitle', t.get('title', ''))}"
+
+    for t in data.get("passes", []):
+        _merge(results, key(t), "pass")
+    for t in data.get("pending", []):
+        _merge(results, key(t), "skip")
+    for t in data.get("failures", []):
+        hook = '" hook' in str(t.get("title", ""))
+        _merge(results, key(t), "error" if hook else "fail")
+    return results
+
+
+_TAP_LINE = re.compile(r"^(not ok|ok)\s+\d+\s*(?:-\s*)?(.*?)(?:\s+#\s*(SKIP|TODO)\b.*)?$", re.I)
+
+
+def parse_tap(text: str, root: str = "") -> TestResults:
+    """Per-test results from a TAP 13 stream (ava's ``--tap``): ``# SKIP`` and ``# TODO`` are skips."""
+    results: TestResults = {}
+    seen_tap = False
+    for line in text.splitlines():
+        if line.startswith(("TAP version", "1..")):
+            seen_tap = True
+        m = _TAP_LINE.match(line)
+        if not m:
+            continue
+        seen_tap = True
+        done, title, directive = m.group(1).lower(), _rel(m.group(2).strip(), root), (m.group(3) or "").upper()
+        status: TestStatus = "skip" if directive else ("pass" if done == "ok" else "fail")
+        _merge(results, title, status)
+    if not seen_tap:
+        raise ReportError("not a TAP stream")
+    return results
+
+
+def parse_go_json(text: str) -> TestResults:
+    """Per-test results from ``go test -json`` (lines that are not JSON, such as build errors
+    printed by the go command, are skipped; a test that started and never ended is ``error``)."""
+    results: TestResults = {}
+    started: set[str] = set()
+    events = 0
+    for line in text.splitlines():
+        if not line.startswith("{"):
+            continue
+        try:
+            event = json.loads(line)
+        except ValueError:
+            continue
+        events += 1
+        test, action = event.get("Test"), event.get("Action")
+        if not test:
+            continue
+        test_id = f"{event.get('Package', '')}::{test}"
+        if action == "run":
+            started.add(test_id)
+        elif action in ("pass", "fail", "skip"):
+            _merge(results, test_id, {"pass": "pass", "fail": "fail", "skip": "skip"}[action])
+    if not events and not text.strip():
+        raise ReportError("empty go test -json output")
+    for test_id in started - set(results):
+        results[test_id] = "error"
+    return results
+
+
+def go_output(text: str) -> str:
+    """The human-readable output of a ``go test -json`` stream (what ``go test -v`` prints),
+    with the lines that are not JSON (build errors) kept as they are."""
+    out = []
+    for line in text.splitlines():
+        if not line.startswith("{"):
+            out.append(line + "\n")
+            continue
+        try:
+            event = json.loads(line)
+        except ValueError:
+            continue
+        if event.get("Action") == "output":
+            out.append(str(event.get("Output", "")))
+    return "".join(out)
+
+
+_CARGO_RUNNING = re.compile(r"^\s*Running (?:unittests )?(\S+)")
+_LIBTEST_LINE = re.compile(r"^test (.+?)(?: - should panic)? \.\.\. (ok|FAILED|ignored)(?:, .*)?$")
+
+
+def parse_cargo_test(text: str) -> TestResults:
+    """Per-test results from ``cargo test`` (stdout and stderr together): each libtest line
+    ``test <path> ... ok|FAILED|ignored`` under the ``Running <target file>`` line before it."""
+    results: TestResults = {}
+    target = ""
+    for line in text.splitlines():
+        if m := _CARGO_RUNNING.match(line):
+            target = m.group(1)
+            continue
+        if line.startswith("   Doc-tests "):
+            target = "doc:" + line.split()[-1]
+            continue
+        if m := _LIBTEST_LINE.match(line):
+            status: TestStatus = {"ok": "pass", "FAILED": "fail", "ignored": "skip"}[m.group(2)]
+            _merge(results, f"{target}::{m.group(1)}" if target else m.group(1), status)
+    if not results and "running " not in text and "Running" not in text:
+        raise ReportError("no cargo test output")
+    return results
+
+
+PARSERS = {"pytest": parse_pytest_junit, "node": parse_node_junit, "jest": parse_jest_json,
+           "vitest": parse_jest_json, "mocha": parse_mocha_json, "ava": parse_tap, "go": parse_go_json,
+           "cargo": parse_cargo_test}

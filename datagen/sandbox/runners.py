@@ -1,7 +1,7 @@
-"""Test runners: how to run a repo's tests in the sandbox and read per-test results.
+"""Test runs: a repo's tests run in the sandbox by its ecosystem profile, per-test results read.
 
-A runner writes a machine-readable report into the working copy; the parser for it is a
-pure function in ``parsers.py``.
+A profile (``datagen/sandbox/profiles/``) gives the command, which writes a machine-readable
+report into the working copy, and the pure parser of that report.
 """
 
 from __future__ import annotations
@@ -9,13 +9,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from datagen.config.sandbox import SandboxLimits
+from datagen.config.sandbox import EnvConfig, SandboxLimits
+from datagen.records.env import EnvPlan
 from datagen.records.tasks import RunResult
 from datagen.sandbox.base import Sandbox
-from datagen.sandbox.env import PythonEnv
-from datagen.sandbox.parsers import PARSERS, ReportError, TestResults
+from datagen.sandbox.env import PythonEnv, default_cache_dir
+from datagen.sandbox.parsers import ReportError, TestResults
+from datagen.sandbox.profiles.base import EnvContext, Profile, ProfileEnv, links_into
+from datagen.sandbox.profiles.pytest import pytest_command
+from datagen.sandbox.profiles.registry import get_profile
 
-REPORT = ".datagen-report.xml"
+REPORT = ".datagen-report.xml"  # pytest's and node's report (other profiles: ``Profile.report``)
+LOG_CHARS = 200_000  # of a report's human-readable output added to a run's stdout
 
 
 @dataclass
@@ -27,14 +32,56 @@ class TestRun:
     report_error: str | None = None
 
 
-def pytest_command(python: str, report: str, test_files: list[str]) -> list[str]:
-    return [python, "-m", "pytest", "-p", "no:cacheprovider", "-o", "junit_family=xunit1",
-            f"--junitxml={report}", "--continue-on-collection-errors", "-q", "-rN", *test_files]
-
-
 def node_command(report: str, test_files: list[str]) -> list[str]:
     return ["node", "--test", "--test-reporter=junit",
             f"--test-reporter-destination={report}", *test_files]
+
+
+def env_context(config: EnvConfig, sandbox: Sandbox, limits: SandboxLimits, retry_failed: bool = False) -> EnvContext:
+    """What a profile's ``ensure_env`` gets: the setup limits have the network on."""
+    setup = limits.model_copy(update={"network": True, "timeout_s": config.setup_timeout_s})
+    cache = Path(config.cache_dir) if config.cache_dir else default_cache_dir()
+    return EnvContext(sandbox, setup, config, cache, retry_failed)
+
+
+def ensure_env(profile: Profile, src: Path, config: EnvConfig, sandbox: Sandbox, limits: SandboxLimits,
+               retry_failed: bool = False, plan: EnvPlan | None = None) -> ProfileEnv:
+    """The profile's environment for the repo at ``src`` (built once per repo + plan key)."""
+    return profile.ensure_env(src, plan or profile.plan(src), env_context(config, sandbox, limits, retry_failed))
+
+
+def as_profile_env(runner: str, env: ProfileEnv | PythonEnv | None, plan: EnvPlan | None = None) -> ProfileEnv:
+    """A ``ProfileEnv`` for ``runner`` from what older callers hold (a ``PythonEnv`` built by
+    ``EnvManager`` from ``plan``, or nothing)."""
+    if isinstance(env, ProfileEnv):
+        return env
+    if isinstance(env, PythonEnv):
+        return ProfileEnv(runner, plan or EnvPlan(profile=runner), path=env.path, env=dict(env.env),
+                          ro_paths=tuple(env.ro_paths), extra=env)
+    if runner == "pytest":
+        raise ValueError("pytest needs a PythonEnv")
+    return ProfileEnv(runner, EnvPlan(profile=runner))
+
+
+def run_profile(profile: Profile, env: ProfileEnv, sandbox: Sandbox, workdir: Path, limits: SandboxLimits,
+                tests: list[str] | None = None, ro_paths: tuple[Path, ...] = (),
+                extra_env: dict[str, str] | None = None) -> TestRun:
+    """Run ``tests`` (ids; None or empty: the whole suite) in ``workdir`` and parse the report."""
+    report = workdir / profile.report
+    report.unlink(missing_ok=True)
+    links_into(workdir, env.links)
+    cmd = profile.test_command(env, workdir, tests or None)
+    run_env = {**profile.run_env(env, workdir), **(extra_env or {})}
+    result = sandbox.run(cmd, workdir, limits, env=run_env, ro_paths=(*env.ro_paths, *ro_paths))
+    text = profile.read_report(workdir, result)
+    if text is None:
+        return TestRun(result, {}, "no report written")
+    if log := profile.log_text(text):
+        result = result.model_copy(update={"stdout": result.stdout + log[-LOG_CHARS:]})
+    try:
+        return TestRun(result, profile.parse(text))
+    except ReportError as exc:
+        return TestRun(result, {}, str(exc))
 
 
 def run_tests(
@@ -43,27 +90,13 @@ def run_tests(
     workdir: Path,
     limits: SandboxLimits,
     test_files: list[str],
-    env: PythonEnv | None = None,
+    env: ProfileEnv | PythonEnv | None = None,
     ro_paths: tuple[Path, ...] = (),
 ) -> TestRun:
-    """Run ``runner`` ('pytest' or 'node') on ``workdir`` and parse its report."""
-    report = workdir / REPORT
-    report.unlink(missing_ok=True)
-    if runner == "pytest":
-        if env is None:
-            raise ValueError("pytest needs a PythonEnv")
-        cmd = pytest_command(env.python, REPORT, test_files)
-        run_env, ro = env.run_env(workdir), (*env.ro_paths, *ro_paths)
-    elif runner == "node":
-        cmd, run_env, ro = node_command(REPORT, test_files), {}, tuple(ro_paths)
-    else:
-        raise ValueError(f"unknown test runner {runner!r}")
-    result = sandbox.run(cmd, workdir, limits, env=run_env, ro_paths=ro)
-    try:
-        text = report.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return TestRun(result, {}, "no report written")
-    try:
-        return TestRun(result, PARSERS[runner](text))
-    except ReportError as exc:
-        return TestRun(result, {}, str(exc))
+    """Run the registered profile ``runner`` on ``workdir`` (``test_files``: ids or files to
+    run, empty for the whole suite) and parse its report."""
+    return run_profile(get_profile(runner), as_profile_env(runner, env), sandbox, workdir, limits,
+                       list(test_files), tuple(ro_paths))
+
+
+__all__ = ["REPORT", "TestRun", "ensure_env", "node_command", "pytest_command", "run_profile", "run_tests"]

@@ -19,9 +19,10 @@ from datagen.config.sandbox import ValidateRecipe
 from datagen.errors import SkipItem
 from datagen.records.tasks import TaskRecord, ValidationRow
 from datagen.sandbox.base import Sandbox
-from datagen.sandbox.env import EnvManager, PythonEnv
 from datagen.sandbox.grading import grade
-from datagen.sandbox.runners import TestRun, run_tests
+from datagen.sandbox.profiles.base import ProfileEnv
+from datagen.sandbox.profiles.registry import get_profile, profile_names
+from datagen.sandbox.runners import TestRun, ensure_env, run_tests
 from datagen.sandbox.tasks import apply_patch, materialize, source_dir
 
 
@@ -43,25 +44,25 @@ class Validator:
         self.limits = recipe.sandbox.limits.model_copy(
             update={"timeout_s": recipe.validation.test_timeout_s})
         self.work_root = work_root
-        self._envs: EnvManager | None = None
 
-    def envs(self) -> EnvManager:
-        if self._envs is None:
-            self._envs = EnvManager(self.recipe.env, self.sandbox, self.recipe.sandbox.limits)
-        return self._envs
-
-    def _env_for(self, task: TaskRecord, base: Path, scratch: Path) -> PythonEnv | None:
-        if task.runner != "pytest":
-            return None
+    def _env_for(self, task: TaskRecord, base: Path, scratch: Path) -> ProfileEnv:
+        """The task's environment, by its runner's profile, from its source at ``base_commit``
+        (built once per repo + plan key; a task whose runner is unknown here is a ``SkipItem``)."""
+        if task.runner not in profile_names():
+            raise SkipItem("unknown_runner", f"{task.runner!r}; known: {', '.join(profile_names())}")
+        profile = get_profile(task.runner)
+        if missing := profile.missing_tool():
+            raise missing
         src = scratch / "env-src"
         src.mkdir()
         materialize(task, base, src)
         try:
-            return self.envs().ensure(src, retry_failed=self.retry_failed_envs)
+            return ensure_env(profile, src, self.recipe.env, self.sandbox, self.recipe.sandbox.limits,
+                              retry_failed=self.retry_failed_envs)
         finally:
             shutil.rmtree(src, ignore_errors=True)
 
-    def run_side(self, job: _Job, env: PythonEnv | None, scratch: Path) -> TestRun:
+    def run_side(self, job: _Job, env: ProfileEnv, scratch: Path) -> TestRun:
         """One fresh working copy, patched for ``job.side``, tested once."""
         work = Path(tempfile.mkdtemp(prefix=f"{job.side}-", dir=scratch))
         try:

@@ -31,8 +31,9 @@ from datagen.errors import SkipItem
 from datagen.records.score import AttemptRow, DifficultyRow
 from datagen.records.tasks import TaskRecord
 from datagen.sandbox.base import Sandbox
-from datagen.sandbox.env import EnvManager, PythonEnv
-from datagen.sandbox.runners import REPORT, run_tests
+from datagen.sandbox.profiles.base import ProfileEnv
+from datagen.sandbox.profiles.registry import get_profile
+from datagen.sandbox.runners import ensure_env, run_tests
 from datagen.sandbox.tasks import apply_patch, materialize
 from datagen.score.attempt import AttemptResult
 from datagen.score.feedback import hint_for
@@ -127,11 +128,11 @@ def required_tests(task: TaskRecord) -> tuple[str, ...]:
 
 
 def test_targets(task: TaskRecord) -> list[str]:
-    """What the runner is given: the task's test files, else (pytest) the files holding
-    its required tests; running whole files keeps a missing test from aborting the run."""
-    if task.test_files or task.runner != "pytest":
+    """What the runner is given: the task's test files, else what its profile runs for the
+    required tests (pytest: the files holding them, so a missing test does not abort the run)."""
+    if task.test_files:
         return list(task.test_files)
-    return list(dict.fromkeys(t.split("::")[0] for t in required_tests(task)))
+    return get_profile(task.runner).grading_targets(list(required_tests(task)))
 
 
 def test_paths(task: TaskRecord) -> list[str]:
@@ -145,7 +146,7 @@ class _Prepared:
     task: TaskRecord
     base: Path
     scratch: Path
-    env: PythonEnv | None = None
+    env: ProfileEnv | None = None
     prompt: str = ""
     error: str | None = None
 
@@ -188,12 +189,6 @@ class DifficultyScorer:
         self.policy_id = policy_id or (policy.config.cache_model_id if policy is not None else "none")
         self.ro_paths = tuple(Path(p) for p in ro_paths)
         self.work_root = work_root
-        self._envs: EnvManager | None = None
-
-    def envs(self) -> EnvManager:
-        if self._envs is None:
-            self._envs = EnvManager(self.env_config, self.sandbox, self.limits)
-        return self._envs
 
     def score(self, tasks: Sequence[tuple[TaskRecord, Path]], run_id: str = "") -> DifficultyReport:
         """Attempt and grade every task; never raises for one bad task (its row says why).
@@ -272,8 +267,10 @@ class DifficultyScorer:
         src.mkdir(parents=True)
         try:
             materialize(task, base, src)
-            if task.runner == "pytest":
-                prep.env = self.envs().ensure(src)
+            profile = get_profile(task.runner)
+            if missing := profile.missing_tool():
+                raise missing
+            prep.env = ensure_env(profile, src, self.env_config, self.sandbox, self.limits)
         except SkipItem as exc:
             prep.error = exc.reason
         finally:
@@ -330,7 +327,7 @@ class DifficultyScorer:
             return replace(base, reason=exc.reason, detail=exc.detail)
         run = run_tests(task.runner, self.sandbox, work, self.limits, test_targets(task),
                         env=prep.env, ro_paths=self.ro_paths)
-        report = work / REPORT
+        report = work / get_profile(task.runner).report
         base = replace(base, results=dict(run.results), workdir=str(work.resolve()),
                        report=report.read_text(errors="replace")[:REPORT_CHARS] if report.exists() else "",
                        log=(run.run.stdout + run.run.stderr)[-LOG_CHARS:])

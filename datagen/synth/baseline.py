@@ -1,17 +1,15 @@
 """A repo's test suite before any change: which tests pass reliably, and which source
 lines each of them reaches.
 
-The whole suite runs ``runs`` times in the sandbox; a test whose result is not the same
-in every run is flaky and is left out of every task. One more run under coverage.py, with
-the pytest node id as the dynamic context of each test, maps every source line to the
-tests that execute it, so a candidate is first checked with only the tests that can see
-its change.
+The whole suite runs ``runs`` times in the sandbox, by the repo's ecosystem profile; a test
+whose result is not the same in every run is flaky and is left out of every task. Where the
+profile has per-test coverage (pytest: coverage.py with each node id as the context), one
+more run maps every source line to the tests that execute it, so a candidate is first
+checked with only the tests that can see its change; elsewhere the whole suite checks it.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import json
 import shutil
 import statistics
 import tempfile
@@ -22,24 +20,12 @@ from datagen.config.sandbox import SandboxLimits
 from datagen.sandbox.base import Sandbox
 from datagen.sandbox.env import PythonEnv
 from datagen.sandbox.grading import flaky_tests
-from datagen.sandbox.runners import TestRun, run_tests
+from datagen.sandbox.profiles.base import ProfileEnv
+from datagen.sandbox.profiles.pytest import parse_coverage_json
+from datagen.sandbox.profiles.registry import get_profile
+from datagen.sandbox.runners import TestRun, as_profile_env, run_profile
 
-COVERAGE_DATA = ".datagen.coverage"
-COVERAGE_JSON = ".datagen-coverage.json"
-CONTEXT_PLUGIN = "datagen_test_context"
-# A pytest plugin written into the working copy of the coverage run: each test's lines are
-# recorded under its node id (what pytest-cov's --cov-context=test does, in four lines).
-_PLUGIN_SOURCE = '''import coverage
-import pytest
-
-
-@pytest.hookimpl(tryfirst=True)
-def pytest_runtest_protocol(item, nextitem):
-    cov = coverage.Coverage.current()
-    if cov is not None:
-        cov.switch_context(item.nodeid)
-'''
-
+__all__ = ["Baseline", "SuiteRunner", "measure_baseline", "parse_coverage_json"]
 
 @dataclass
 class Baseline:
@@ -53,6 +39,8 @@ class Baseline:
     line_tests: dict[str, dict[int, list[str]]] = field(default_factory=dict)  # path -> line -> tests
     reason: str | None = None  # why the repo gives no tasks
     detail: str = ""
+    plan: dict = field(default_factory=dict)  # the EnvPlan the env was built from (JSON)
+    language: str = ""  # the tasks' language label
 
     def tests_reaching(self, path: str, first: int, last: int) -> list[str]:
         """Stable tests that execute any of lines ``first..last`` of ``path``."""
@@ -65,9 +53,10 @@ class SuiteRunner:
     """Runs a repo's suite on fresh copies of its clean source, in the sandbox."""
 
     def __init__(self, runner: str, src: Path, sandbox: Sandbox, limits: SandboxLimits,
-                 env: PythonEnv | None, scratch: Path, ro_paths: tuple[Path, ...] = ()):
+                 env: ProfileEnv | PythonEnv | None, scratch: Path, ro_paths: tuple[Path, ...] = ()):
         self.runner, self.src, self.sandbox, self.limits = runner, src, sandbox, limits
-        self.env, self.scratch, self.ro_paths = env, scratch, ro_paths
+        self.profile = get_profile(runner)
+        self.env, self.scratch, self.ro_paths = as_profile_env(runner, env), scratch, ro_paths
 
     def copy(self, changes: dict[str, str] | None = None) -> Path:
         """A fresh working copy of the clean source with ``changes`` (path -> text) written."""
@@ -87,13 +76,9 @@ class SuiteRunner:
         """One run of ``tests`` (or the whole suite) on a fresh copy with ``changes``;
         ``fixed_hash``: with ``PYTHONHASHSEED=0``, so set orders in its output repeat."""
         work = self.copy(changes)
-        env = self.env
-        if fixed_hash and env is not None:
-            env = dataclasses.replace(env, env={**env.env, "PYTHONHASHSEED": "0"})
         try:
-            files = tests if tests and self.runner == "pytest" else []
-            result = run_tests(self.runner, self.sandbox, work, self.limits, files, env=env,
-                               ro_paths=self.ro_paths)
+            result = run_profile(self.profile, self.env, self.sandbox, work, self.limits, tests or None,
+                                 self.ro_paths, {"PYTHONHASHSEED": "0"} if fixed_hash else None)
         finally:
             shutil.rmtree(work, ignore_errors=True)
         # the copy's folder has a random name: outputs that show it would differ between builds
@@ -102,41 +87,19 @@ class SuiteRunner:
         return result
 
     def coverage(self) -> dict[str, dict[int, list[str]]]:
-        """path -> line -> node ids of the tests that executed it (pytest only)."""
-        work = self.copy({f"{CONTEXT_PLUGIN}.py": _PLUGIN_SOURCE})
+        """path -> line -> ids of the tests that executed it ({} where the profile has none)."""
+        work = self.copy()
         try:
-            py = self.env.python
-            ro = (*self.env.ro_paths, *self.ro_paths)
-            env = self.env.run_env(work)
-            run = [py, "-m", "coverage", "run", f"--data-file={COVERAGE_DATA}", "--source=.",
-                   "-m", "pytest", "-p", CONTEXT_PLUGIN, "-p", "no:cacheprovider", "-q"]
-            self.sandbox.run(run, work, self.limits, env=env, ro_paths=ro)
-            report = [py, "-m", "coverage", "json", f"--data-file={COVERAGE_DATA}", "--show-contexts",
-                      "-o", COVERAGE_JSON]
-            self.sandbox.run(report, work, self.limits, env=env, ro_paths=ro)
-            return parse_coverage_json(work / COVERAGE_JSON)
+            return self.profile.coverage(self.env, self.sandbox, work, self.limits, self.ro_paths)
         finally:
             shutil.rmtree(work, ignore_errors=True)
-
-
-def parse_coverage_json(path: Path) -> dict[str, dict[int, list[str]]]:
-    """coverage.py's ``json --show-contexts`` report -> path -> line -> test ids (the
-    empty context, code run at import time, is no test's)."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError):
-        return {}
-    out: dict[str, dict[int, list[str]]] = {}
-    for file, info in sorted(data.get("files", {}).items()):
-        lines = {int(n): sorted(c for c in ctxs if c) for n, ctxs in info.get("contexts", {}).items()}
-        out[file.replace("\\", "/")] = {n: t for n, t in lines.items() if t}
-    return out
 
 
 def measure_baseline(suite: SuiteRunner, runs: int, with_coverage: bool) -> Baseline:
     """Run the clean suite ``runs`` times (and once under coverage) and sort its tests."""
     results = [suite.run() for _ in range(runs)]
-    base = Baseline(runner=suite.runner, suite_s=statistics.median(r.run.duration_s for r in results))
+    base = Baseline(runner=suite.runner, suite_s=statistics.median(r.run.duration_s for r in results),
+                    plan=suite.env.plan.model_dump(mode="json"), language=suite.profile.task_language(suite.src))
     first = results[0]
     for r in results:  # any run stopped by a limit: its missing tests are not flakiness
         if r.run.limit_hit == "timeout":
@@ -156,6 +119,6 @@ def measure_baseline(suite: SuiteRunner, runs: int, with_coverage: bool) -> Base
     if not base.stable:
         base.reason, base.detail = "no_passing_tests", f"{len(base.failing)} failing, {len(flaky)} flaky"
         return base
-    if with_coverage and suite.runner == "pytest":
+    if with_coverage and suite.profile.covers_lines:
         base.line_tests = suite.coverage()
     return base

@@ -26,6 +26,13 @@ FAILED = ("fail", "error")
 _PYTEST_TIME = re.compile(r"^(=* ?\d+ (?:passed|failed|errors?|skipped|xfailed|xpassed|deselected|warnings?)\b.*?)"
                           r" in \d+(?:\.\d+)?s(?: \(\d+:\d\d:\d\d\))?", re.M)
 _NODE_MS = re.compile(r"duration_ms[: ]+\d+(?:\.\d+)?")
+# go test's "(0.01s)" and "ok  pkg 0.011s", libtest's "finished in 0.27s", cargo's hashed
+# binary names and the thread ids of Rust panics: they change from run to run
+_OTHER_TIMES = [(re.compile(r"\((\d+\.\d+)s\)"), "(0.00s)"), (re.compile(r"\t\d+\.\d+s$", re.M), "\t0.000s"),
+                (re.compile(r"finished in \d+\.\d+s"), "finished in 0.00s"),
+                (re.compile(r"target\(s\) in \d+(?:\.\d+)?m?s"), "target(s) in 0.00s"),
+                (re.compile(r"(target/\S+/deps/[\w-]+?)-[0-9a-f]{16}\b"), r"\1"),
+                (re.compile(r"(thread '[^']*') \(\d+\)"), r"\1")]
 
 
 @dataclass
@@ -44,7 +51,10 @@ class Verdict:
 def stable_output(text: str) -> str:
     """Test output without run times, so the same failure always reads the same (statement
     prompts are cached by content, and templates quote the output)."""
-    return _NODE_MS.sub("duration_ms 0", _PYTEST_TIME.sub(r"\1 in 0.00s", text))
+    text = _NODE_MS.sub("duration_ms 0", _PYTEST_TIME.sub(r"\1 in 0.00s", text))
+    for pattern, repl in _OTHER_TIMES:
+        text = pattern.sub(repl, text)
+    return text
 
 
 def selected_tests(tests: list[str]) -> list[str]:

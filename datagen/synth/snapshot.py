@@ -8,12 +8,13 @@ Vendored, binary and generated files stay, since the tests may need them.
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 from pathlib import Path, PurePosixPath
 
 from datagen.crawl.sources import ListedFile, Repo, read_git_blobs
+from datagen.sandbox.profiles import registry
+from datagen.sandbox.profiles.base import Profile
 
 # Listing skips that mean "not part of the repo's content" (the others are only CPT choices).
 NOT_CONTENT = frozenset({"gitignored", "skipped_dir", "symlink", "not_regular_file", "unreadable",
@@ -68,28 +69,30 @@ def is_test_file(path: str) -> bool:
     return any(name.endswith(f".{kind}{ext}") for kind in ("test", "spec") for ext in JS_EXTS)
 
 
+def detect_profile(src: Path, paths: list[str]) -> Profile | None:
+    """The ecosystem profile that runs the repo's suite (the registry's detection order);
+    None when datagen knows no way to run it."""
+    return registry.detect_profile(src, paths)
+
+
 def detect_runner(src: Path, paths: list[str]) -> str | None:
-    """'pytest' when the repo has Python tests, 'node' when its package.json runs
-    ``node --test``; None when datagen knows no way to run its suite."""
-    if any(p.endswith(".py") and is_test_file(p) and not p.endswith("conftest.py") for p in paths):
-        return "pytest"
-    package = src / "package.json"
-    if package.is_file():
-        try:
-            script = json.loads(package.read_text(encoding="utf-8")).get("scripts", {}).get("test", "")
-        except (json.JSONDecodeError, AttributeError, UnicodeDecodeError):
-            return None
-        if isinstance(script, str) and "node --test" in script:
-            return "node"
-    return None
+    """The name of the profile that runs the repo's suite ('pytest', 'node', 'jest', 'go',
+    'cargo', ...); None when datagen knows no way to run it."""
+    profile = detect_profile(src, paths)
+    return profile.name if profile else None
 
 
-def source_files(paths: list[str], langs: dict[str, str | None]) -> list[tuple[str, str]]:
-    """(path, lang) of the non-test files whose entities strategies may target."""
+def source_files(paths: list[str], langs: dict[str, str | None], profile: Profile | None = None
+                 ) -> list[tuple[str, str]]:
+    """(path, lang) of the non-test files whose entities strategies may target: the
+    profile's source languages and test conventions (Python / JS / TS without one)."""
+    targets = set(profile.source_langs) if profile else set(SOURCE_LANGS)
+    test = profile.is_test_file if profile else is_test_file
     out = []
     for path in paths:
-        lang = SOURCE_LANGS.get(langs.get(path) or "")
-        if lang and not is_test_file(path) and not path.endswith((".d.ts", ".min.js")):
+        lang = langs.get(path) or ""
+        lang = SOURCE_LANGS.get(lang, lang)
+        if lang in targets and not test(path) and not is_test_file(path) and not path.endswith((".d.ts", ".min.js")):
             out.append((path, lang))
     return out
 

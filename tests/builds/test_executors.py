@@ -21,7 +21,7 @@ from datagen.builds.cpt_corpus import run_cpt_corpus
 from tests.builds.executorkit import jobs, manifest_rows, slurm_env, wait_for_queue
 
 pytestmark = pytest.mark.slow
-SETS = ["crawl.files_per_task=20"]  # 5 crawl tasks over sample_data
+SETS = ["crawl.files_per_task=30"]  # 5 crawl tasks over sample_data (145 files)
 TABLES = {t: () for t in ("files", "shards", "clusters", "repo_orders")}
 
 

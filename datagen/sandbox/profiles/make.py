@@ -1,0 +1,122 @@
+"""C and C++ with a Makefile: the suite's target (``check`` or ``test``) graded per prerequisite.
+
+``check: tests/test_a tests/test_b`` gives two tests, ``tests/test_a`` and ``tests/test_b``:
+each is built with ``make <target>`` and, when that yields an executable file, run; it passes
+when both succeed (a phony prerequisite passes when its ``make`` does). A suite target with
+no prerequisites, or with ones only ``make`` itself can expand (``$(TESTS)``), is one test
+named after it. The report is one ``<id><TAB><status>`` line per test, written by the run's
+shell loop; a target that did not build counts as ``error``.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from pathlib import Path
+
+from datagen.records.env import EnvPlan
+from datagen.sandbox.parsers import ReportError
+from datagen.sandbox.profiles.base import Profile, ProfileEnv, TestResults
+from datagen.sandbox.profiles.cmake import _CXX_EXTS
+from datagen.sandbox.profiles.registry import register
+
+MAKEFILES = ("GNUmakefile", "makefile", "Makefile")
+SUITE_TARGETS = ("check", "test", "tests")
+_STATUSES = {"pass", "fail", "error", "skip"}
+
+
+def makefile_of(src: Path) -> Path | None:
+    return next((src / n for n in MAKEFILES if (src / n).is_file()), None)
+
+
+def suite_target(text: str) -> tuple[str, list[str]] | None:
+    """(suite target, its prerequisites) from a Makefile's text; None when it has none."""
+    text = re.sub(r"\\\n", " ", text)
+    for target in SUITE_TARGETS:
+        m = re.search(rf"^{target}\s*::?(?!=)([^;\n#]*)", text, re.M)
+        if m:
+            prereqs = m.group(1).split("|", 1)[0].split()
+            return target, ([] if any("$" in p for p in prereqs) else prereqs)
+    return None
+
+
+def suite_ids(src: Path) -> tuple[str, list[str]]:
+    """(suite target, test ids): the prerequisites, or the target itself."""
+    makefile = makefile_of(src)
+    found = suite_target(makefile.read_text(encoding="utf-8", errors="replace")) if makefile else None
+    if found is None:
+        return "check", ["check"]
+    target, prereqs = found
+    return target, prereqs or [target]
+
+
+def grade_loop(ids: list[str], report: str) -> str:
+    """Shell: build (and run, when it is an executable file) each id; one status line per id."""
+    return (f": > {report}; for t in {shlex.join(ids)}; do "
+            'if make -k "$t" >/dev/null 2>&1; then '
+            'if [ -f "$t" ] && [ -x "$t" ]; then (case "$t" in /*) "$t";; *) "./$t";; esac) '
+            '>/dev/null 2>&1 && s=pass || s=fail; else s=pass; fi; '
+            'elif [ -e "$t" ]; then s=fail; else s=error; fi; '
+            f'printf \'%s\\t%s\\n\' "$t" "$s" >> {report}; done')
+
+
+def parse_make_tsv(text: str) -> TestResults:
+    """The grading loop's ``id<TAB>status`` lines -> ``{id: status}``."""
+    results: TestResults = {}
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        test_id, _, status = line.rpartition("\t")
+        if not test_id or status not in _STATUSES:
+            raise ReportError(f"not a make report line: {line[:80]!r}")
+        results[test_id] = status  # type: ignore[assignment]
+    return results
+
+
+@register
+class MakeProfile(Profile):
+    """A C/C++ repo whose Makefile has a ``check`` / ``test`` target (and no CMake suite)."""
+
+    name = "make"
+    language = "c"
+    source_langs = ("c", "cpp")
+    tools = {"make": "make", "cc": "gcc"}
+    priority = 65
+    report = ".datagen-report.tsv"
+
+    def detect(self, src: Path, paths: list[str]) -> bool:
+        makefile = makefile_of(src)
+        has_c = any(p.endswith((".c", *_CXX_EXTS)) for p in paths)
+        return bool(makefile and has_c and suite_target(makefile.read_text(encoding="utf-8", errors="replace")))
+
+    def task_language(self, src: Path | None = None) -> str:
+        if src is None:
+            return self.language
+        return "cpp" if any(p.suffix in _CXX_EXTS for p in src.rglob("*")) else "c"
+
+    def dependency_files(self, src: Path) -> list[str]:
+        makefile = makefile_of(src)
+        return [makefile.name] if makefile else []
+
+    def plan(self, src: Path) -> EnvPlan:
+        target, ids = suite_ids(src)
+        notes = [] if ids != [target] else [f"`{target}` is graded as one test (no literal prerequisites)"]
+        return EnvPlan(profile=self.name, toolchain="make", test_command=["make", target], notes=notes)
+
+    def test_command(self, env: ProfileEnv, workdir: Path, tests: list[str] | None) -> list[str]:
+        ids = sorted(set(tests)) if tests else suite_ids(workdir)[1]
+        return ["sh", "-c", grade_loop(ids, self.report)]
+
+    def parse(self, text: str) -> TestResults:
+        return parse_make_tsv(text)
+
+    def test_files(self, tests: list[str]) -> list[str]:
+        return []
+
+    # --- replay -------------------------------------------------------------------------
+    def setup_commands(self, plan: EnvPlan) -> list[str]:
+        return []
+
+    def eval_commands(self, plan: EnvPlan, tests: list[str]) -> list[str]:
+        check = "awk -F '\\t' '$2 != \"pass\" { print \"NOT PASSED: \" $1; rc = 1 } END { exit rc }'"
+        return [grade_loop(tests, ".datagen-eval.tsv"), f"{check} .datagen-eval.tsv", "exit $?"]

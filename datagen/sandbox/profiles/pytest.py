@@ -1,0 +1,175 @@
+"""pytest: Python suites. The environment is ``EnvManager``'s (``datagen/sandbox/env.py``),
+wrapped; per-test line coverage is coverage.py with each test's node id as its context.
+
+Test ids are pytest node ids (``tests/test_x.py::TestA::test_b[1]``).
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from datagen.records.env import EnvPlan, InstallStep
+from datagen.sandbox.profiles.base import EnvContext, Profile, ProfileEnv, TestResults
+from datagen.sandbox.profiles.registry import register
+
+if TYPE_CHECKING:
+    from datagen.config.sandbox import SandboxLimits
+    from datagen.sandbox.base import Sandbox
+
+COVERAGE_DATA = ".datagen.coverage"
+COVERAGE_JSON = ".datagen-coverage.json"
+CONTEXT_PLUGIN = "datagen_test_context"
+# A pytest plugin written into the working copy of the coverage run: each test's lines are
+# recorded under its node id (what pytest-cov's --cov-context=test does, in four lines).
+_PLUGIN_SOURCE = '''import coverage
+import pytest
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_protocol(item, nextitem):
+    cov = coverage.Coverage.current()
+    if cov is not None:
+        cov.switch_context(item.nodeid)
+'''
+_VENV = '"${VENV_DIR:-.venv}"'
+
+
+def pytest_command(python: str, report: str, tests: list[str]) -> list[str]:
+    """pytest with a JUnit report (xunit1: it names each test's file) and no cache writes."""
+    return [python, "-m", "pytest", "-p", "no:cacheprovider", "-o", "junit_family=xunit1",
+            f"--junitxml={report}", "--continue-on-collection-errors", "-q", "-rN", *tests]
+
+
+def rule_plan(src: Path, python: str = "") -> EnvPlan:
+    """The plan read from the repo's dependency files (what ``EnvManager`` installs): the
+    project itself when it has a pyproject.toml / setup.py, each requirements file, pytest."""
+    from datagen.sandbox.env import dependency_files
+
+    steps: list[InstallStep] = []
+    deps = [p.relative_to(src).as_posix() for p in dependency_files(src)]
+    if any(d in ("pyproject.toml", "setup.py") for d in deps):
+        steps.append(InstallStep(name="project", kind="project", origin="pyproject.toml / setup.py"))
+    for req in (d for d in deps if d.endswith(".txt")):
+        steps.append(InstallStep(name=f"requirements {req}", kind="requirements", args=["-r", req], origin=req))
+    steps.append(InstallStep(name="test tools", kind="requirements", args=["pytest"], origin="datagen default"))
+    version = f"python{sys.version_info[0]}.{sys.version_info[1]}"
+    return EnvPlan(profile="pytest", toolchain=python or version, install=steps,
+                   test_command=["python", "-m", "pytest"],
+                   project_install="plain" if steps[0].kind == "project" else "none")
+
+
+def parse_coverage_json(path: Path) -> dict[str, dict[int, list[str]]]:
+    """coverage.py's ``json --show-contexts`` report -> path -> line -> test ids (the
+    empty context, code run at import time, is no test's)."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError):
+        return {}
+    out: dict[str, dict[int, list[str]]] = {}
+    for file, info in sorted(data.get("files", {}).items()):
+        lines = {int(n): sorted(c for c in ctxs if c) for n, ctxs in info.get("contexts", {}).items()}
+        out[file.replace("\\", "/")] = {n: t for n, t in lines.items() if t}
+    return out
+
+
+@register
+class PytestProfile(Profile):
+    """Python repos with pytest-style test files."""
+
+    name = "pytest"
+    language = "python"
+    source_langs = ("python",)
+    tools = {"python3": "python3"}
+    priority = 10
+    report = ".datagen-report.xml"
+    covers_lines = True
+
+    def detect(self, src: Path, paths: list[str]) -> bool:
+        return any(p.endswith(".py") and self.is_test_file(p) and not p.endswith("conftest.py") for p in paths)
+
+    def plan(self, src: Path) -> EnvPlan:
+        try:  # the environments work's rules, where they have landed
+            from datagen.sandbox.profiles.python_plan import python_plan  # type: ignore[import-not-found]
+        except ImportError:
+            return rule_plan(src)
+        return python_plan(src)
+
+    def dependency_files(self, src: Path) -> list[str]:
+        from datagen.sandbox.env import dependency_files
+
+        return [p.relative_to(src).as_posix() for p in dependency_files(src)]
+
+    def ensure_env(self, src: Path, plan: EnvPlan, ctx: EnvContext) -> ProfileEnv:
+        from datagen.sandbox.env import EnvManager
+
+        manager = EnvManager(ctx.config, ctx.sandbox, ctx.limits)
+        if hasattr(manager, "plan"):  # the manager knows the recipe's plan options and user plans
+            plan = manager.plan(src)
+            env = manager.ensure(src, retry_failed=ctx.retry_failed, plan=plan)
+        else:
+            env = manager.ensure(src, retry_failed=ctx.retry_failed)
+        version = ".".join(manager.version.split()[0].split(".")[:2])
+        plan = plan.model_copy(update={"toolchain": plan.toolchain or f"python{version}"})
+        return ProfileEnv(self.name, plan, path=env.path, env=dict(env.env), ro_paths=tuple(env.ro_paths), extra=env)
+
+    def run_env(self, env: ProfileEnv, workdir: Path) -> dict[str, str]:
+        python = env.extra
+        base = python.run_env(workdir) if python is not None else {}
+        return {**base, **{k: v for k, v in env.env.items() if k not in base}}
+
+    def python(self, env: ProfileEnv) -> str:
+        return env.extra.python if env.extra is not None else "python3"
+
+    def test_command(self, env: ProfileEnv, workdir: Path, tests: list[str] | None) -> list[str]:
+        return pytest_command(self.python(env), self.report, sorted(set(tests or [])))
+
+    def grading_targets(self, tests: list[str]) -> list[str]:
+        """The files holding ``tests``: whole files, so a missing test does not abort the run."""
+        return list(dict.fromkeys(t.split("::")[0] for t in tests))
+
+    def parse(self, text: str) -> TestResults:
+        from datagen.sandbox.parsers import parse_pytest_junit
+
+        return parse_pytest_junit(text)
+
+    def coverage(self, env: ProfileEnv, sandbox: Sandbox, workdir: Path, limits: SandboxLimits,
+                 ro_paths: tuple[Path, ...] = ()) -> dict[str, dict[int, list[str]]]:
+        """coverage.py over the suite, each test's lines under its node id (a plugin written
+        into the copy switches the context per test)."""
+        (workdir / f"{CONTEXT_PLUGIN}.py").write_text(_PLUGIN_SOURCE, encoding="utf-8")
+        py, ro, run_env = self.python(env), (*env.ro_paths, *ro_paths), self.run_env(env, workdir)
+        run = [py, "-m", "coverage", "run", f"--data-file={COVERAGE_DATA}", "--source=.",
+               "-m", "pytest", "-p", CONTEXT_PLUGIN, "-p", "no:cacheprovider", "-q"]
+        sandbox.run(run, workdir, limits, env=run_env, ro_paths=ro)
+        report = [py, "-m", "coverage", "json", f"--data-file={COVERAGE_DATA}", "--show-contexts",
+                  "-o", COVERAGE_JSON]
+        sandbox.run(report, workdir, limits, env=run_env, ro_paths=ro)
+        return parse_coverage_json(workdir / COVERAGE_JSON)
+
+    # --- replay outside datagen --------------------------------------------------------------
+    def setup_commands(self, plan: EnvPlan) -> list[str]:
+        python = plan.toolchain if plan.toolchain.startswith("python") else "python3"
+        lines = [f'PY="${{PYTHON:-$(command -v {shlex.quote(python)} || command -v python3)}}"',
+                 f'"$PY" -m venv {_VENV} || exit 2', f". {_VENV}/bin/activate || exit 2",
+                 "export PIP_DISABLE_PIP_VERSION_CHECK=1"]
+        for step in plan.install:
+            if step.kind == "project":
+                spec = "." + (f"[{','.join(step.args)}]" if step.args else "")
+                editable = "-e " if plan.project_install == "editable" else ""
+                cmd = f"python -m pip install -q {editable}{shlex.quote(spec)}"
+            elif step.kind == "requirements":
+                cmd = f"python -m pip install -q {shlex.join(step.args)}"
+            else:
+                cmd = shlex.join(step.args)
+            lines.append(cmd if step.optional else f"{cmd} || exit 1")
+        return lines
+
+    def eval_commands(self, plan: EnvPlan, tests: list[str]) -> list[str]:
+        # pytest exits 0 only when every node id given ran and passed (an unknown id is exit 4)
+        return [f"if [ -f {_VENV}/bin/activate ]; then . {_VENV}/bin/activate; fi",
+                'export PYTHONDONTWRITEBYTECODE=1 PYTHONPATH="$PWD/src:$PWD${PYTHONPATH:+:$PYTHONPATH}"',
+                f"python -m pytest -p no:cacheprovider -q -rN {shlex.join(tests)}"]

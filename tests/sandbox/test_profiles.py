@@ -1,0 +1,184 @@
+"""Ecosystem profiles without running a suite: parsers on golden reports of the real tools,
+detection from the repo's files, plans (toolchain requests and mismatches), subset commands,
+and the registry."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from datagen.errors import UserError
+from datagen.sandbox.parsers import (
+    ReportError,
+    parse_cargo_test,
+    parse_go_json,
+    parse_jest_json,
+    parse_mocha_json,
+    parse_tap,
+)
+from datagen.sandbox.profiles.base import Profile, ProfileEnv, ToolchainMissing
+from datagen.sandbox.profiles.go import go_test_argv
+from datagen.sandbox.profiles.node import js_runner, satisfies
+from datagen.sandbox.profiles.registry import detect_profile, get_profile, profile_names, profiles
+from tests.conftest import write_tree
+
+GOLDEN = Path(__file__).parent / "golden"
+ROOT = "/work/golden/"
+JS_EXPECTED = {
+    "test/broken.test.js": "error",
+    "test/calc.test.js > adds": "pass",
+    "test/calc.test.js > adds wrong": "fail",
+    "test/calc.test.js > group > inner > deep ok": "pass",
+    "test/calc.test.js > group > shallow fail": "fail",
+    "test/calc.test.js > later": "skip",
+    "test/calc.test.js > skipped": "skip",
+}
+
+
+def test_jest_and_vitest_reports_give_the_same_ids():
+    assert parse_jest_json((GOLDEN / "jest.json").read_text(), ROOT) == JS_EXPECTED
+    assert parse_jest_json((GOLDEN / "vitest.json").read_text(), ROOT) == JS_EXPECTED
+
+
+def test_mocha_report_ids_are_file_and_full_title():
+    assert parse_mocha_json((GOLDEN / "mocha.json").read_text(), ROOT) == {
+        "test/calc.spec.js > adds": "pass", "test/calc.spec.js > adds wrong": "fail",
+        "test/calc.spec.js > group inner deep ok": "pass", "test/calc.spec.js > group shallow fail": "fail",
+        "test/calc.spec.js > skipped": "skip"}
+
+
+def test_ava_tap_titles_skips_and_todos():
+    assert parse_tap((GOLDEN / "ava.tap").read_text()) == {
+        "other › other ok": "pass", "other › throws": "fail", "calc › skipped": "skip", "calc › later": "skip",
+        "calc › adds": "pass", "calc › adds wrong": "fail"}
+
+
+def test_go_json_tests_and_subtests_by_package():
+    assert parse_go_json((GOLDEN / "go_test.json").read_text()) == {
+        "example.com/golden/calc::TestAdd": "pass", "example.com/golden/calc::TestAddWrong": "fail",
+        "example.com/golden/calc::TestSkipped": "skip", "example.com/golden/calc::TestTable": "fail",
+        "example.com/golden/calc::TestTable/one_plus_one": "pass", "example.com/golden/calc::TestTable/bad": "fail"}
+
+
+def test_go_test_that_never_ended_is_an_error():
+    text = '{"Action":"run","Package":"p","Test":"TestHang"}\n{"Action":"run","Package":"p","Test":"TestOk"}\n' \
+           '{"Action":"pass","Package":"p","Test":"TestOk"}\n'
+    assert parse_go_json(text) == {"p::TestHang": "error", "p::TestOk": "pass"}
+
+
+def test_cargo_output_ids_carry_their_target():
+    assert parse_cargo_test((GOLDEN / "cargo_test.txt").read_text()) == {
+        "src/lib.rs::tests::adds": "pass", "src/lib.rs::tests::adds_wrong": "fail",
+        "src/lib.rs::tests::nested::inner_ok": "pass", "src/lib.rs::tests::panics": "pass",
+        "src/lib.rs::tests::remote": "skip", "src/lib.rs::tests::slow": "skip",
+        "tests/api.rs::from_outside": "pass", "tests/api.rs::prints_then_fails": "fail"}
+
+
+@pytest.mark.parametrize("parse", [parse_jest_json, parse_mocha_json, parse_tap, parse_go_json, parse_cargo_test])
+def test_broken_reports_are_report_errors(parse):
+    with pytest.raises(ReportError):
+        parse("")
+
+
+@pytest.mark.parametrize(("package", "runner"), [
+    ({"scripts": {"test": "jest --coverage"}}, "jest"),
+    ({"scripts": {"test": "vitest run"}, "devDependencies": {"jest": "1"}}, "vitest"),
+    ({"scripts": {"test": "tsc && mocha 'test/**/*.spec.js'"}}, "mocha"),
+    ({"scripts": {"test": "ava --verbose"}}, "ava"),
+    ({"scripts": {"test": "node --test test/"}}, "node"),
+    ({"scripts": {"test": "echo no tests"}, "devDependencies": {"mocha": "10", "ava": "6"}}, "mocha"),
+    ({"scripts": {"test": "ts-mocha"}}, None),
+    ({"name": "x"}, None),
+])
+def test_js_runner_is_read_from_package_json(tmp_path, package, runner):
+    (tmp_path / "package.json").write_text(json.dumps(package))
+    assert js_runner(tmp_path) == runner
+
+
+def test_detection_follows_priority_then_registry_order(tmp_path):
+    src = write_tree(tmp_path, {"go.mod": "module x\n\ngo 1.19\n", "a_test.go": "package x\n",
+                                "scripts/tool.py": "print(1)\n"})
+    assert detect_profile(src, ["go.mod", "a_test.go", "scripts/tool.py"]).name == "go"
+    (src / "tests").mkdir()
+    (src / "tests" / "test_tool.py").write_text("def test_x(): pass\n")
+    assert detect_profile(src, ["go.mod", "a_test.go", "tests/test_tool.py"]).name == "pytest"
+    assert detect_profile(tmp_path / "nothing", []) is None
+    assert [p.priority for p in profiles()] == sorted(p.priority for p in profiles())
+
+
+def test_go_plan_records_a_toolchain_mismatch(tmp_path):
+    (tmp_path / "go.mod").write_text("module x\n\ngo 1.99\n\ntoolchain go1.99.3\n")
+    plan = get_profile("go").plan(tmp_path)
+    assert plan.toolchain_request == "go1.99.3"
+    if plan.toolchain != "go":  # go is installed: its version cannot fit 1.99
+        assert plan.toolchain_mismatch and "go1.99.3" in plan.toolchain_mismatch
+    (tmp_path / "go.mod").write_text("module x\n\ngo 1.1\n")
+    assert get_profile("go").plan(tmp_path).toolchain_mismatch is None
+
+
+def test_node_engines_ranges():
+    assert satisfies("20.1.0", ">=18") and satisfies("20.1.0", "^20.0.0") and satisfies("20.1.0", "18 || 20")
+    assert satisfies("20.1.0", ">=22") is False and satisfies("20.1.0", "18.x") is False
+    assert satisfies("20.1.0", ">=16 <18") is False and satisfies("20.1.0", "whatever") is None
+
+
+def test_js_plan_installs_with_the_lock_files_manager(tmp_path):
+    (tmp_path / "package.json").write_text(json.dumps({"scripts": {"test": "jest"}, "devDependencies": {"jest": "1"},
+                                                       "engines": {"node": ">=99"}}))
+    plan = get_profile("jest").plan(tmp_path)
+    assert plan.install[0].args[:2] == ["npm", "install"] and plan.toolchain_mismatch
+    (tmp_path / "yarn.lock").write_text("")
+    assert get_profile("jest").plan(tmp_path).install[0].args[:3] == ["corepack", "yarn", "install"]
+
+
+def test_subset_commands_name_the_chosen_tests():
+    argv = go_test_argv(["example.com/x/a::TestB/sub", "example.com/x/a::TestA", "example.com/x/c::TestC"])
+    assert argv[-3:] == ["^(TestA|TestB|TestC)$", "example.com/x/a", "example.com/x/c"]
+    jest = get_profile("jest").test_command(ProfileEnv("jest", get_profile("jest").plan_stub()), Path("."),
+                                            ["test/a.test.js > group > adds (x)"])
+    assert "--runTestsByPath" in jest and "test/a.test.js" in jest and r"^(group\ adds\ \(x\))$" in jest
+    cargo = get_profile("cargo").test_command(ProfileEnv("cargo", get_profile("cargo").plan_stub()), Path("."),
+                                              ["tests/api.rs::adds"])
+    assert "--exact adds" in cargo[-1]
+
+
+def test_registry_names_and_unknown_runner():
+    assert {"pytest", "node", "jest", "vitest", "mocha", "ava", "go", "cargo"} <= set(profile_names())
+    with pytest.raises(UserError, match="valid runners"):
+        get_profile("nope")
+    assert all(p.language and p.tools for p in profiles())
+
+
+def test_a_missing_tool_is_recorded_with_its_debian_package():
+    class Fake(Profile):
+        name, language, tools = "fake", "fake", {"surely-not-a-tool-xyz": "fake-pkg"}
+
+    missing = Fake().missing_tool()
+    assert isinstance(missing, ToolchainMissing)
+    assert missing.reason == "toolchain_missing: surely-not-a-tool-xyz (Debian package fake-pkg)"
+
+
+def test_eval_scripts_are_valid_bash():
+    tests = {"pytest": ["tests/t.py::test_a[x y]"], "node": ["suite > it's ok"], "jest": ["t.test.js > a"],
+             "vitest": ["t.test.ts > a"], "mocha": ["t.spec.js > a b"], "ava": ["a › b"], "go": ["m/p::TestA"],
+             "cargo": ["src/lib.rs::tests::a"]}
+    for name, ids in tests.items():
+        profile = get_profile(name)
+        for script in (profile.setup_script(profile.plan_stub()), profile.eval_script(profile.plan_stub(), ids)):
+            assert script.startswith("#!/bin/bash")
+            assert subprocess.run(["bash", "-n"], input=script, text=True).returncode == 0, (name, script)
+
+
+def test_failure_output_of_go_and_cargo_reads_the_same_in_every_run():
+    from datagen.sandbox.parsers import go_output
+    from datagen.synth.check import stable_output
+
+    go = go_output((GOLDEN / "go_test.json").read_text())
+    assert "--- FAIL: TestAddWrong" in go and "Add(2, 2) = 4, want 5" in go
+    assert stable_output(go) == stable_output(go.replace("0.011s", "0.734s").replace("(0.00s)", "(1.25s)"))
+    cargo = (GOLDEN / "cargo_test.txt").read_text()
+    other = cargo.replace("golden-542856034b6809b6", "golden-0123456789abcdef")
+    assert stable_output(cargo) == stable_output(other.replace("(1) panicked", "(77) panicked"))

@@ -1,0 +1,136 @@
+"""Every profile's task replays outside datagen: a tiny repo per language, a hand-made bug
+validated in the real sandbox (baseline, then ``check_changes``), the task committed, then
+a fresh ``git clone`` of ``repos/<repo>.git`` at ``base_commit`` + ``setup_script`` +
+``eval_script`` run with plain bash: it fails, and passes once ``patch`` is applied."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from datagen.config.sandbox import EnvConfig, SandboxLimits, ValidateRecipe, ValidationConfig
+from datagen.records.tasks import TaskRecord
+from datagen.sandbox.profiles.registry import get_profile
+from datagen.sandbox.runners import ensure_env
+from datagen.sandbox.select import bwrap_works, untrusted_sandbox
+from datagen.sandbox.validate import Validator
+from datagen.synth.baseline import SuiteRunner, measure_baseline
+from datagen.synth.candidates import Candidate
+from datagen.synth.check import check_changes
+from datagen.synth.emit import commit_task
+from datagen.synth.gitrepo import TaskRepo
+from tests.conftest import write_tree
+
+SAMPLES = Path(__file__).resolve().parents[2] / "sample_data"
+SITE = next(p for p in sys.path if p.endswith("site-packages"))
+
+PY = {
+    "calc.py": "def add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n    return a * b\n",
+    "tests/test_calc.py": "from calc import add, mul\n\n\ndef test_add():\n    assert add(2, 3) == 5\n\n\n"
+                          "def test_mul():\n    assert mul(2, 3) == 6\n",
+}
+NODE = {
+    "package.json": '{"name": "calc", "version": "1.0.0", "scripts": {"test": "node --test"}}\n',
+    "lib.js": "exports.add = (a, b) => a + b;\nexports.mul = (a, b) => a * b;\n",
+    "test/lib.test.js": "const test = require('node:test');\nconst assert = require('node:assert');\n"
+                        "const { add, mul } = require('../lib.js');\n\n"
+                        "test('adds', () => assert.strictEqual(add(2, 3), 5));\n"
+                        "test.describe('product', () => {\n"
+                        "  test.it('muls', () => assert.strictEqual(mul(2, 3), 6));\n});\n",
+}
+GO = {
+    "go.mod": "module example.com/calc\n\ngo 1.19\n",
+    "calc/calc.go": "package calc\n\nfunc Add(a, b int) int { return a + b }\n\n"
+                    "func Mul(a, b int) int { return a * b }\n",
+    "calc/calc_test.go": "package calc\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n\tif Add(2, 3) != 5 {\n"
+                         "\t\tt.Fatal(\"add\")\n\t}\n}\n\nfunc TestMul(t *testing.T) {\n"
+                         "\tt.Run(\"small\", func(t *testing.T) {\n\t\tif Mul(2, 3) != 6 {\n\t\t\tt.Fatal(\"mul\")\n"
+                         "\t\t}\n\t})\n}\n",
+}
+RUST = {
+    "Cargo.toml": "[package]\nname = \"calc\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\n",
+    "src/lib.rs": "pub fn add(a: i32, b: i32) -> i32 {\n    a + b\n}\n\n"
+                  "pub fn mul(a: i32, b: i32) -> i32 {\n    a * b\n}\n\n"
+                  "#[cfg(test)]\nmod tests {\n    #[test]\n    fn muls() {\n        assert_eq!(super::mul(2, 3), 6);\n"
+                  "    }\n}\n",
+    "tests/api.rs": "#[test]\nfn adds() {\n    assert_eq!(calc::add(2, 3), 5);\n}\n",
+}
+BUGS = {
+    "pytest": ("calc.py", "return a + b", "return a - b"),
+    "node": ("lib.js", "a + b", "a - b"),
+    "go": ("calc/calc.go", "return a + b", "return a - b"),
+    "cargo": ("src/lib.rs", "    a + b\n", "    a - b\n"),
+    "vitest": ("src/interval.ts", "return i.end - i.start;", "return i.end - i.start - 1;"),
+}
+
+
+def _sample(name: str) -> dict[str, str]:
+    root = SAMPLES / name
+    return {p.relative_to(root).as_posix(): p.read_text() for p in root.rglob("*") if p.is_file()}
+
+
+CASES = {"pytest": lambda: PY, "node": lambda: NODE, "go": lambda: GO, "cargo": lambda: RUST,
+         "vitest": lambda: _sample("intervals-ts")}
+
+
+def make_task(root: Path, runner: str) -> TaskRecord:
+    """The task of the hand-made bug, validated and committed as ``datagen build tasks`` does."""
+    src = write_tree(root / "src", CASES[runner]())
+    profile = get_profile(runner)
+    assert profile.detect(src, [p.relative_to(src).as_posix() for p in src.rglob("*") if p.is_file()])
+    sandbox, limits = untrusted_sandbox("auto"), SandboxLimits(timeout_s=120)
+    cfg = EnvConfig(cache_dir=str(root / "envs"), inherit_site_packages=[SITE])
+    env = ensure_env(profile, src, cfg, sandbox, limits)
+    (root / "scratch").mkdir()
+    suite = SuiteRunner(runner, src, sandbox, limits, env, root / "scratch")
+    base = measure_baseline(suite, 1, False)
+    assert base.reason is None, base.detail
+    path, old, new = BUGS[runner]
+    text = (src / path).read_text()
+    changes = {path: text.replace(old, new, 1)}
+    verdict = check_changes(suite, base, changes, [], 1)
+    assert verdict.kept, verdict.reason
+    git = TaskRepo(root / "out" / "repos" / "calc.git")
+    clean = git.commit_folder(src, "calc: clean source")
+    c = Candidate("calc", "hand_made_v1", "procedural", f"{path}::x", 0, changes)
+    return commit_task(git, clean, c, verdict, "repos/calc.git", runner, base).record
+
+
+def bash(script: str, cwd: Path) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "VIRTUAL_ENV", "DATAGEN"))}
+    return subprocess.run(["bash", "-c", script], cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
+
+
+@pytest.mark.parametrize("runner", sorted(CASES))
+def test_task_replays_with_plain_bash(tmp_path, runner):
+    ok, reason = bwrap_works()
+    if not ok:
+        pytest.skip(f"bwrap unavailable: {reason}")
+    if (missing := get_profile(runner).missing_tool()) is not None:
+        pytest.skip(missing.reason)
+    task = make_task(tmp_path, runner)
+    assert task.runner == runner and task.language == get_profile(runner).task_language(tmp_path / "src")
+    assert task.FAIL_TO_PASS and task.PASS_TO_PASS
+    recipe = ValidateRecipe(env=EnvConfig(cache_dir=str(tmp_path / "envs"), inherit_site_packages=[SITE]),
+                            validation=ValidationConfig(reruns=1, workers=2, test_timeout_s=120))
+    row = Validator(recipe, untrusted_sandbox("auto")).validate(task, tmp_path / "out")  # `datagen validate`
+    assert row.status == "valid", (row.reason, row.notes)
+    assert not re.search(r"^\s*(python3? -m )?datagen\b", task.setup_script + task.eval_script, re.M)
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", str(tmp_path / "out" / task.repo_path), str(clone)], check=True)
+    subprocess.run(["git", "-C", str(clone), "checkout", "-q", task.base_commit], check=True)
+    setup = bash(task.setup_script, clone)
+    assert setup.returncode == 0, setup.stdout + setup.stderr
+    before = bash(task.eval_script, clone)
+    assert before.returncode != 0, before.stdout + before.stderr
+    assert "NOT PASSED" in before.stdout or runner == "pytest"
+    subprocess.run(["git", "-C", str(clone), "apply", "-"], input=task.patch, text=True, check=True)
+    after = bash(task.eval_script, clone)
+    assert after.returncode == 0, after.stdout + after.stderr
+    shutil.rmtree(clone / "node_modules", ignore_errors=True)

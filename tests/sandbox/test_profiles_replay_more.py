@@ -1,0 +1,227 @@
+"""Tasks in Java, C++, C (make), Ruby and PHP replay outside datagen.
+
+The consumer's path each time: a fresh clone of ``repos/<repo>.git`` at ``base_commit``, the
+task's ``setup_script``, its ``eval_script`` (fails), ``git apply`` of the patch, the
+``eval_script`` again (passes). For CTest, make, RSpec, minitest and PHPUnit the task is made
+as ``datagen build tasks`` makes it (env built in the sandbox, baseline, the hand-made bug
+validated: FAIL_TO_PASS and PASS_TO_PASS come from the profile's runs and parser). Java's
+task is written by hand (the ids are chosen, not measured): one Maven build test is what the
+CI budget allows (each JVM start costs seconds). The tools run for real; a test skips where
+its toolchain is missing."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from datagen.config.sandbox import EnvConfig, SandboxLimits
+from datagen.records.tasks import TaskRecord
+from datagen.sandbox.profiles.registry import get_profile
+from datagen.sandbox.runners import ensure_env, run_profile
+from datagen.sandbox.select import bwrap_works, get_sandbox, untrusted_sandbox
+from datagen.synth.baseline import SuiteRunner, measure_baseline
+from datagen.synth.candidates import Candidate
+from datagen.synth.check import check_changes
+from datagen.synth.emit import commit_task
+from datagen.synth.gitrepo import TaskRepo
+
+pytestmark = pytest.mark.slow
+SAMPLES = Path(__file__).parents[2] / "sample_data"
+GIT = ["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid", "-c", "commit.gpgsign=false"]
+Bug = tuple[str, str, str]  # path, text, replacement
+
+
+def _git(cwd: Path, *args: str) -> str:
+    return subprocess.run([*GIT, *args], cwd=cwd, check=True, capture_output=True, text=True).stdout
+
+
+def _copy(src: Path, dest: Path) -> Path:
+    shutil.copytree(src, dest, ignore=shutil.ignore_patterns("target", "_datagen_build", "Gemfile.lock", "vendor"))
+    return dest
+
+
+def _broken(src: Path, bug: Bug) -> dict[str, str]:
+    path, old, new = bug
+    text = (src / path).read_text()
+    assert text.count(old) == 1, f"bug site not unique in {path}"
+    return {path: text.replace(old, new)}
+
+
+def validated_task(root: Path, runner: str, src: Path, bug: Bug) -> TaskRecord:
+    """The task of ``bug`` in ``src``, validated and committed as ``datagen build tasks`` does."""
+    ok, reason = bwrap_works()
+    if not ok:
+        pytest.skip(f"bwrap unavailable: {reason}")
+    src = _copy(src, root / "src")
+    profile = get_profile(runner)
+    assert profile.detect(src, [p.relative_to(src).as_posix() for p in src.rglob("*") if p.is_file()])
+    sandbox, limits = untrusted_sandbox("auto"), SandboxLimits(timeout_s=180, processes=256)
+    env = ensure_env(profile, src, EnvConfig(cache_dir=str(root / "envs")), sandbox, limits)
+    (root / "scratch").mkdir()
+    suite = SuiteRunner(runner, src, sandbox, limits, env, root / "scratch")
+    base = measure_baseline(suite, 1, False)
+    assert base.reason is None, base.detail
+    changes = _broken(src, bug)
+    verdict = check_changes(suite, base, changes, [], 1)
+    assert verdict.kept, verdict.reason
+    git = TaskRepo(root / "out" / "repos" / f"{src.name}.git")
+    clean = git.commit_folder(src, "clean source")
+    c = Candidate(src.name, "hand_made_v1", "procedural", f"{bug[0]}::x", 0, changes)
+    task = commit_task(git, clean, c, verdict, f"repos/{src.name}.git", runner, base).record
+    assert task.runner == runner and task.FAIL_TO_PASS and task.PASS_TO_PASS
+    assert not re.search(r"^\s*(python3? -m )?datagen\b", task.setup_script + task.eval_script, re.M)
+    return task
+
+
+def replay(root: Path, repo: Path, base_commit: str, setup_script: str, eval_script: str, patch: str,
+           timeout: float = 300) -> None:
+    """Clone at the base, set up, eval fails; apply the patch, eval passes."""
+    clone = root / "clone"
+    subprocess.run(["git", "clone", "-q", str(repo), str(clone)], check=True)
+    _git(clone, "checkout", "-q", base_commit)
+
+    def bash(script: str) -> subprocess.CompletedProcess:
+        return subprocess.run(["bash", "-c", script], cwd=clone, capture_output=True, text=True, timeout=timeout)
+
+    setup = bash(setup_script)
+    assert setup.returncode == 0, setup.stdout[-2000:] + setup.stderr[-2000:]
+    before = bash(eval_script)
+    assert before.returncode != 0 and "NOT PASSED" in before.stdout, before.stdout[-2000:]
+    subprocess.run(["git", "apply", "-"], cwd=clone, input=patch, text=True, check=True)
+    after = bash(eval_script)
+    assert after.returncode == 0, after.stdout[-3000:] + after.stderr[-2000:]
+
+
+def replay_validated(root: Path, runner: str, src: Path, bug: Bug, fail_to_pass: set[str]) -> None:
+    task = validated_task(root, runner, src, bug)
+    assert fail_to_pass <= set(task.FAIL_TO_PASS), task.FAIL_TO_PASS
+    replay(root, root / "out" / task.repo_path, task.base_commit, task.setup_script, task.eval_script, task.patch)
+
+
+def needs(*tools: str) -> pytest.MarkDecorator:
+    missing = [t for t in tools if shutil.which(t) is None]
+    return pytest.mark.skipif(bool(missing), reason=f"toolchain missing: {', '.join(missing)}")
+
+
+def _maven_offline_ready() -> bool:
+    """The sample's pinned plugins are in the local repository (Maven Central is not reachable here)."""
+    m2 = Path.home() / ".m2" / "repository" / "org" / "apache" / "maven" / "plugins"
+    return (m2 / "maven-surefire-plugin" / "3.2.5").is_dir() and (m2 / "maven-compiler-plugin" / "3.11.0").is_dir()
+
+
+@needs("mvn", "javac")
+@pytest.mark.skipif(not _maven_offline_ready(), reason="the sample's Maven plugins are not in ~/.m2 (no Central)")
+def test_java_task_replays_with_maven(tmp_path):
+    tests = ["org.example.fraction.FractionTest#floorRoundsTowardNegativeInfinity",  # breaks with the bug
+             "org.example.fraction.FractionTest#parsesTextForms(String, long, long)[3]",
+             "org.example.fraction.IntRangeTest#sumOfArithmeticSeries",
+             "org.example.fraction.RunningStatsTest$WhenEmpty#sumIsZero"]
+    src = _copy(SAMPLES / "fraction-java", tmp_path / "fraction-java")
+    _git(src, "init", "-q", "-b", "main")
+    _git(src, "add", "-A")
+    _git(src, "commit", "-qm", "fixed")
+    for path, text in _broken(src, ("src/main/java/org/example/fraction/Fraction.java", "q -= 1;", "q += 1;")).items():
+        (src / path).write_text(text)
+    _git(src, "commit", "-qam", "base")
+    base, patch = _git(src, "rev-parse", "HEAD").strip(), _git(src, "diff", "HEAD", "HEAD~1")
+    bare = tmp_path / "repos" / "fraction-java.git"
+    subprocess.run(["git", "clone", "-q", "--bare", str(src), str(bare)], check=True)
+    profile = get_profile("maven")
+    plan = profile.plan(src)
+    replay(tmp_path, bare, base, profile.setup_script(plan), profile.eval_script(plan, tests), patch, timeout=240)
+
+
+CMAKE_FIXTURE = {
+    "CMakeLists.txt": "cmake_minimum_required(VERSION 3.16)\nproject(clampx LANGUAGES CXX)\nenable_testing()\n"
+                      "add_library(clampx clamp.cpp)\nadd_executable(t t.cpp)\ntarget_link_libraries(t clampx)\n"
+                      "foreach(c low high mid)\n  add_test(NAME clamp.${c} COMMAND t ${c})\nendforeach()\n",
+    "clamp.hpp": "int clamp(int v, int lo, int hi);\n",
+    "clamp.cpp": "#include \"clamp.hpp\"\nint clamp(int v, int lo, int hi) {\n"
+                 "    if (v < lo) return lo;\n    if (v > hi) return hi;\n    return v;\n}\n",
+    "t.cpp": "#include <cstring>\n#include \"clamp.hpp\"\nint main(int, char** argv) {\n"
+             "    if (!std::strcmp(argv[1], \"low\")) return clamp(-5, 0, 9) != 0;\n"
+             "    if (!std::strcmp(argv[1], \"high\")) return clamp(12, 0, 9) != 9;\n"
+             "    return clamp(4, 0, 9) != 4;\n}\n",
+}
+
+
+def _write(root: Path, files: dict[str, str]) -> Path:
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    return root
+
+
+@needs("cmake", "ctest", "c++", "make")
+def test_cpp_task_replays_with_cmake_and_ctest(tmp_path):
+    src = _write(tmp_path / "fixture" / "clampx", CMAKE_FIXTURE)
+    bug = ("clamp.cpp", "if (v > hi) return hi;", "if (v >= hi) return v;")
+    replay_validated(tmp_path, "ctest", src, bug, {"clamp.high"})
+
+
+MAKE_FIXTURE = {
+    "Makefile": "CC ?= cc\ntests/%: tests/%.c sum.c\n\t$(CC) -o $@ $^\n\ncheck: tests/test_sum tests/test_max\n"
+                "\t./tests/test_sum && ./tests/test_max\n.PHONY: check\n",
+    "sum.c": "int sum(const int *v, int n) {\n    int s = 0;\n    for (int i = 0; i < n; i++) s += v[i];\n"
+             "    return s;\n}\nint max(const int *v, int n) {\n    int m = v[0];\n"
+             "    for (int i = 1; i < n; i++) if (v[i] > m) m = v[i];\n    return m;\n}\n",
+    "tests/test_sum.c": "int sum(const int *v, int n);\n"
+                        "int main(void) { int v[] = {1, 2, 3}; return sum(v, 3) - 6; }\n",
+    "tests/test_max.c": "int max(const int *v, int n);\n"
+                        "int main(void) { int v[] = {4, 9, 2}; return max(v, 3) - 9; }\n",
+}
+
+
+@needs("make", "cc")
+def test_c_task_replays_with_make_graded_per_target(tmp_path):
+    src = _write(tmp_path / "fixture" / "sumc", MAKE_FIXTURE)
+    bug = ("sum.c", "i < n; i++) s += v[i];", "i < n - 1; i++) s += v[i];")
+    replay_validated(tmp_path, "make", src, bug, {"tests/test_sum"})
+
+
+@needs("ruby", "rspec")
+def test_ruby_task_replays_with_rspec(tmp_path):
+    bug = ("lib/ledger/money.rb", "i < extra ? base + 1 : base", "i <= extra ? base + 1 : base")
+    replay_validated(tmp_path, "rspec", SAMPLES / "ledger-rb", bug,
+                     {"spec/money_spec.rb::Ledger::Money allocates without losing a cent"})
+
+
+MINITEST_FIXTURE = {
+    "lib/stack.rb": "class Stack\n  def initialize = @items = []\n  def push(x) = @items.push(x) && self\n"
+                    "  def pop = @items.pop\n  def size = @items.size\n  def empty? = @items.empty?\nend\n",
+    "test/stack_test.rb": "require \"minitest/autorun\"\nrequire \"stack\"\n\nclass StackTest < Minitest::Test\n"
+                          "  def test_push_pop\n    assert_equal 2, Stack.new.push(1).push(2).pop\n  end\n\n"
+                          "  def test_size\n    assert_equal 2, Stack.new.push(1).push(1).size\n  end\n\n"
+                          "  def test_empty\n    assert Stack.new.empty?\n  end\nend\n",
+}
+
+
+@needs("ruby")
+def test_ruby_task_replays_with_minitest(tmp_path):
+    src = _write(tmp_path / "fixture" / "stack", MINITEST_FIXTURE)
+    bug = ("lib/stack.rb", "def size = @items.size", "def size = @items.size - 1")
+    replay_validated(tmp_path, "minitest", src, bug, {"StackTest#test_size"})
+
+
+@needs("php", "phpunit")
+def test_php_task_replays_with_phpunit(tmp_path):
+    bug = ("src/Roman.php", "while ($n >= $value)", "while ($n > $value)")
+    replay_validated(tmp_path, "phpunit", SAMPLES / "tally-php", bug,
+                     {"Tally\\Tests\\RomanTest::testToRoman with data set #0"})
+
+
+@needs("php", "phpunit")
+def test_a_subset_runs_in_the_sandbox(tmp_path):
+    """datagen's own subset path (``test_command`` with ids): only the chosen data set runs."""
+    sandbox = get_sandbox("auto", warn=False)
+    limits = SandboxLimits(timeout_s=120, memory_mb=2048, processes=256)
+    profile, src = get_profile("phpunit"), SAMPLES / "tally-php"
+    env = ensure_env(profile, src, EnvConfig(cache_dir=str(tmp_path / "envs")), sandbox, limits)
+    chosen = ['Tally\\Tests\\HistogramTest::testRejectsBadShapes with data set "reversed"',
+              "Tally\\Tests\\RomanTest::testToRoman with data set #5"]
+    run = run_profile(profile, env, sandbox, _copy(src, tmp_path / "work"), limits, chosen)
+    assert run.report_error is None and run.results == {t: "pass" for t in chosen}
