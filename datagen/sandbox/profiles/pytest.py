@@ -153,16 +153,19 @@ class PytestProfile(Profile):
     # --- replay outside datagen --------------------------------------------------------------
     def setup_commands(self, plan: EnvPlan) -> list[str]:
         python = plan.toolchain if plan.toolchain.startswith("python") else "python3"
+        # uv where it is installed (much faster), else the interpreter's venv and pip
         lines = [f'PY="${{PYTHON:-$(command -v {shlex.quote(python)} || command -v python3)}}"',
-                 f'"$PY" -m venv {_VENV} || exit 2', f". {_VENV}/bin/activate || exit 2",
-                 "export PIP_DISABLE_PIP_VERSION_CHECK=1"]
+                 "if command -v uv >/dev/null 2>&1; then",
+                 f'  uv venv -q --python "$PY" {_VENV} || exit 2; PIP="uv pip install -q"',
+                 f'else "$PY" -m venv {_VENV} || exit 2; PIP="python -m pip install -q"; fi',
+                 f". {_VENV}/bin/activate || exit 2", "export PIP_DISABLE_PIP_VERSION_CHECK=1"]
         for step in plan.install:
             if step.kind == "project":
                 spec = "." + (f"[{','.join(step.args)}]" if step.args else "")
                 editable = "-e " if plan.project_install == "editable" else ""
-                cmd = f"python -m pip install -q {editable}{shlex.quote(spec)}"
+                cmd = f"$PIP {editable}{shlex.quote(spec)}"
             elif step.kind == "requirements":
-                cmd = f"python -m pip install -q {shlex.join(step.args)}"
+                cmd = f"$PIP {shlex.join(step.args)}"
             else:
                 cmd = shlex.join(step.args)
             lines.append(cmd if step.optional else f"{cmd} || exit 1")
