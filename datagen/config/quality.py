@@ -50,8 +50,8 @@ class TrainConfig(StrictModel):
     min_labels: int = Field(40, ge=2, description="fewer labels than this: the language uses the pooled model")
     max_chars: int = Field(8000, ge=256, description="the model reads the first N characters of a file")
     bits: int = Field(18, ge=10, le=24, description="2**bits hashed n-gram buckets (4 bytes of model each)")
-    steps: int = Field(300, ge=1, description="full-batch Adam steps")
-    lr: float = Field(0.05, gt=0, description="Adam step size")
+    steps: int = Field(100, ge=1, description="full-batch Adam steps")
+    lr: float = Field(0.1, gt=0, description="Adam step size")
     l2: float = Field(1e-6, ge=0, description="L2 penalty on the n-gram weights")
 
 

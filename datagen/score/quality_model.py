@@ -4,7 +4,7 @@ n-grams of a file's first ``max_chars`` characters, fitted to teacher ratings (0
 
 Features: every byte 4-gram and 8-gram of the text, each hashed (multiply-shift) into
 ``2**bits`` shared buckets, as frequencies (a file's n-grams sum to 1 per size), plus the
-share of distinct non-blank lines (copy-paste, which bags of n-grams see poorly). The
+share of distinct non-empty lines (copy-paste, which bags of n-grams see poorly). The
 score is ``bias + w . x``, clipped to [0, 5]: a regression on the teacher's scale, as
 Stack-Edu's classifier is. Reading the n-grams costs no Python loop: the 8-grams at
 offsets ``k, k+8, ...`` are one ``uint64`` view of the bytes shifted by ``k``, and the
@@ -56,27 +56,41 @@ class Features:
         """Weights of one model: the buckets, then the dense features."""
         return (1 << self.bits) + DENSE
 
-    def buckets(self, text: str) -> np.ndarray:
-        """Bucket of every byte 4-gram and 8-gram of the file's head (4-grams first)."""
+    def grams(self, text: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The byte n-grams of the file's head as ``uint64``, in no particular order:
+        (4-grams, 8-byte words at every 4-gram start, the indices of those words that run
+        past the end and so are no 8-gram)."""
         raw = text[: self.max_chars].encode("utf-8", "surrogatepass")
         n = len(raw)
         if n < 4:
-            return np.zeros(0, np.uint64)
-        buf = raw + b"\0" * 16
-        m = (n + 7) // 8  # 8-byte words per offset: covers every start position < n
-        grams = np.concatenate([np.frombuffer(buf, "<u8", m, k) for k in range(8)])
-        shift = np.uint64(64 - self.bits)
-        b4 = ((grams & _LOW) * _K4) >> shift
-        b8 = (grams * _K8) >> shift
-        # positions past the end are padding (zeros); a 4-gram starting at i needs i <= n - 4
-        start = np.concatenate([np.arange(k, k + 8 * m, 8) for k in range(8)])
-        return np.concatenate([b4[start <= n - 4], b8[start <= n - 8]])
+            empty = np.zeros(0, np.uint64)
+            return empty, empty, np.zeros(0, np.intp)
+        buf = raw + b"\0" * 8  # a 4-gram starting at n - 4 is read as 8 bytes
+        # starts k, k+8, ... of each offset k: a 4-gram needs start <= n - 4, an 8-gram start <= n - 8
+        counts = [(n - 4 - k) // 8 + 1 for k in range(min(8, n - 3))]
+        words = np.concatenate([np.frombuffer(buf, "<u8", c, k) for k, c in enumerate(counts)])
+        ends = np.cumsum(counts) - 1
+        past = [int(ends[k]) for k, c in enumerate(counts) if 8 * (c - 1) + k > n - 8]
+        return words & _LOW, words, np.array(past, np.intp)
+
+    def buckets(self, text: str) -> np.ndarray:
+        """Bucket of every byte 4-gram and 8-gram of the file's head (4-grams first)."""
+        g4, words, past = self.grams(text)
+        return np.concatenate([self._hash(g4, _K4), np.delete(self._hash(words, _K8), past)])
+
+    def _hash(self, grams: np.ndarray, key: np.uint64) -> np.ndarray:
+        """Multiply-shift hash of ``grams`` into ``2**bits`` buckets, in place, as int64."""
+        grams *= key
+        grams >>= np.uint64(64 - self.bits)
+        return grams.view(np.int64)
 
     def dense(self, text: str) -> np.ndarray:
-        """[share of distinct non-blank lines, 1.0]."""
-        lines = [s for s in (x.strip() for x in text[: self.max_chars].splitlines()) if s]
-        distinct = len(set(lines)) / len(lines) if lines else 1.0
-        return np.array([distinct, 1.0], np.float32)
+        """[share of distinct lines among the non-empty ones, 1.0] (C-level str and set work)."""
+        lines = text[: self.max_chars].splitlines()
+        distinct = set(lines)
+        distinct.discard("")
+        filled = len(lines) - lines.count("")
+        return np.array([len(distinct) / filled if filled else 1.0, 1.0], np.float32)
 
     def vector(self, text: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Sparse features of one file: (bucket ids, their frequencies, dense values)."""
@@ -87,8 +101,14 @@ class Features:
 
 def score_one(weights: np.ndarray, feats: Features, text: str) -> float:
     """``bias + w . x`` of one file, clipped to the rating scale."""
-    b = feats.buckets(text)
-    value = float(weights[b.astype(np.intp)].sum(dtype=np.float64) / len(b)) if len(b) else 0.0
+    g4, words, past = feats.grams(text)
+    n = len(g4) + len(words) - len(past)
+    value = 0.0
+    if n:
+        total = weights.take(feats._hash(g4, _K4)).sum(dtype=np.float64)
+        h8 = feats._hash(words, _K8)
+        total += weights.take(h8).sum(dtype=np.float64) - weights.take(h8[past]).sum(dtype=np.float64)
+        value = float(total) / n
     value += float(weights[-DENSE:] @ feats.dense(text))
     return round(min(5.0, max(0.0, value)), 4)
 

@@ -123,3 +123,17 @@ def test_cli_train_prints_agreement_and_bad_inputs_are_one_line_errors(trained, 
         annotate(tmp_path, tmp_path / "l.jsonl", trained["recipe"])
     with pytest.raises(UserError, match="not a quality model file"):
         read_meta(trained["root"] / "labels.jsonl")
+
+
+@pytest.mark.parametrize("text", ["abc", "abcd", "abcdefgh", "abcdefghi", "x" * 17, "héllo wörld, déjà vu " * 3])
+def test_hashed_ngrams_are_every_byte_4_and_8_gram(text):
+    """The strided uint64 views give exactly the n-grams a plain loop over the bytes gives."""
+    from datagen.score.quality_model import Features
+
+    feats, raw = Features(bits=20), text.encode()
+    mask, shift = 2**64 - 1, 64 - 20
+    expected = [((int.from_bytes(raw[i:i + 4], "little") * 0x9E3779B97F4A7C15) & mask) >> shift
+                for i in range(len(raw) - 3)]
+    expected += [((int.from_bytes(raw[i:i + 8], "little") * 0xC2B2AE3D27D4EB4F) & mask) >> shift
+                 for i in range(len(raw) - 7)]
+    assert sorted(feats.buckets(text).tolist()) == sorted(expected)
