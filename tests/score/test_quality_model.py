@@ -26,11 +26,10 @@ PER_KIND = 24  # files of each kind (good, plain, junk) and language
 BUILD = ["crawl.licenses=any", "dedup.near.enabled=false", "syntax.enabled=false", "secrets.enabled=false"]
 
 
-def _recipe(base_url: str, cache: Path, **sets: object):
-    small = {"annotate.per_lang": 60, "train.bits": 14, "train.min_labels": 20, **sets}
-    return load_quality_recipe(None, [f"teacher.base_url={base_url}", "teacher.model=tiny-teacher",
-                                      f"teacher.cache_dir={cache}", "teacher.backoff_base_s=0"]
-                               + [f"{k}={json.dumps(v)}" for k, v in small.items()])
+def _sets(base_url: str, cache: Path) -> list[str]:
+    small = {"annotate.per_lang": 60, "train.bits": 14, "train.min_labels": 20}
+    return [f"teacher.base_url={base_url}", "teacher.model=tiny-teacher", f"teacher.cache_dir={cache}",
+            "teacher.backoff_base_s=0"] + [f"{k}={json.dumps(v)}" for k, v in small.items()]
 
 
 @pytest.fixture(scope="module")
@@ -40,10 +39,12 @@ def trained(tmp_path_factory):
     repo = plant_repo(root / "planted", seed=1, per_kind=PER_KIND)
     run_cpt_corpus(inputs=[str(repo)], output=root / "corpus", overrides=BUILD)
     with FakeOpenAI(answer=scripted_answer) as server:
-        recipe = _recipe(server.base_url, root / "cache")
+        sets = _sets(server.base_url, root / "cache")
+        recipe = load_quality_recipe(None, sets)
         counts = annotate(root / "corpus", root / "labels.jsonl", recipe)
         paid = server.total_calls
-        again = annotate(root / "corpus", root / "labels-again.jsonl", recipe)
+        again = CliRunner().invoke(app, ["quality", "annotate", str(root / "corpus"), "-o", str(root / "again.jsonl"),
+                                         *[a for kv in sets for a in ("--set", kv)]])
         calls_again = server.total_calls - paid
     meta = train(root / "labels.jsonl", root / "quality_v1.zip", recipe)
     return {"root": root, "repo": repo, "recipe": recipe, "counts": counts, "again": again, "paid": paid,
@@ -57,14 +58,16 @@ def test_annotate_rates_a_per_language_sample_cached_and_accounted(trained):
     rows = [json.loads(line) for line in (root / "labels.jsonl").read_text().splitlines()]
     assert [(r["lang"], r["id"]) for r in rows] == sorted((r["lang"], r["id"]) for r in rows)
     assert {r["score"] for r in rows} == {1, 3, 5}
-    # the second run is answered by the request cache: no call reaches the server, same labels
-    assert trained["calls_again"] == 0 and trained["again"]["cached"] == 120
-    assert (root / "labels-again.jsonl").read_bytes() == (root / "labels.jsonl").read_bytes()
+    # the second run (through the CLI) is answered by the request cache: no call reaches the server
+    again = trained["again"]
+    assert again.exit_code == 0, again.output
+    assert trained["calls_again"] == 0 and "120 from the cache" in again.output and "python 60" in again.output
+    assert (root / "again.jsonl").read_bytes() == (root / "labels.jsonl").read_bytes()
     con = duckdb.connect(str(root / "manifest.duckdb"), read_only=True)
     paid = con.execute("SELECT count(*), sum(completion_tokens) FROM teacher_calls WHERE NOT cached").fetchone()
     runs = con.execute("SELECT command, status FROM runs").fetchall()
     assert paid[0] == 120 and paid[1] > 0
-    assert runs == [("quality annotate", "finished")] * len(runs) and runs
+    assert runs == [("quality annotate", "finished")]  # the same sample and teacher: the same run
 
 
 def test_training_writes_a_versioned_model_with_held_out_agreement(trained, tmp_path):
