@@ -38,6 +38,7 @@ CREATE TABLE IF NOT EXISTS files (
     contamination_span VARCHAR,
     cluster_id VARCHAR,
     perplexity DOUBLE,
+    quality_score DOUBLE,
     PRIMARY KEY (run_id, file_id)
 );
 

@@ -1,6 +1,7 @@
 """The per-file steps of the crawl stage, in the order they run.
 
-Cheapest drop first; redaction after the checks (it edits the text they read), the
+Cheapest drop first (the learned quality model, at fastText speed, before the
+tree-sitter parse); redaction after the checks (it edits the text they read), the
 model-based perplexity score last (the most expensive, on redacted text). The list lives
 with the builds because its steps come from two rooms (curate and score). To add a step:
 write its class (a ``FileStep`` with ``section``, ``writes`` and ``process``), add its
@@ -15,7 +16,10 @@ from datagen.curate.quality import QualityStep
 from datagen.curate.secrets import SecretsStep
 from datagen.curate.syntax import SyntaxStep
 from datagen.score.corpus_step import PerplexityStep
+from datagen.score.quality_step import QualityModelStep
 
-FILE_STEPS: list[type[FileStep]] = [QualityStep, DecontamStep, SyntaxStep, SecretsStep, PerplexityStep]
+FILE_STEPS: list[type[FileStep]] = [
+    QualityStep, DecontamStep, QualityModelStep, SyntaxStep, SecretsStep, PerplexityStep,
+]
 
 __all__ = ["FILE_STEPS"]

@@ -8,7 +8,7 @@ import sys
 import typer
 
 from datagen import __version__
-from datagen.cli import build, job, pool, report, runs, sandbox, serve, sql, teacher
+from datagen.cli import build, job, pool, quality, report, runs, sandbox, serve, sql, teacher
 from datagen.errors import UserError
 
 app = typer.Typer(
@@ -26,6 +26,7 @@ app = typer.Typer(
 )
 app.add_typer(build.app, name="build")
 app.add_typer(teacher.app, name="teacher")
+app.add_typer(quality.app, name="quality")
 app.add_typer(job.app, name="job")
 app.add_typer(pool.app, name="pool")
 app.add_typer(serve.app, name="serve")

@@ -10,6 +10,7 @@ from datagen.config.base import StrictModel
 from datagen.config.curate import DecontamConfig, NearDedupConfig, QualityConfig, SecretsConfig, SyntaxConfig
 from datagen.config.executor import ExecutorConfig
 from datagen.config.pack import PackConfig
+from datagen.config.quality import QualityModelConfig
 from datagen.config.score import CorpusPerplexityConfig
 
 
@@ -63,6 +64,7 @@ class CptCorpusRecipe(StrictModel):
     syntax: SyntaxConfig = SyntaxConfig()
     secrets: SecretsConfig = SecretsConfig()
     perplexity: CorpusPerplexityConfig = CorpusPerplexityConfig()
+    quality_model: QualityModelConfig = QualityModelConfig()
     shards: ShardsConfig = ShardsConfig()
     card: CardConfig = CardConfig()
     pack: PackConfig = PackConfig()

@@ -4,7 +4,7 @@ from datagen.records.base import Record
 from datagen.records.core import DROP_REASONS, ClusterRow, CodeFile, DropReason, FileRow, RunRow, ShardRow, reason_key
 from datagen.records.pack import PackOutputRow, RepoDocRow, RepoOrderRow, TokenCountRow
 from datagen.records.pool import AuxCheck, ChatMessage, LedgerRow, PoolDropRow, PoolRow, PoolTaskInput
-from datagen.records.score import AttemptRow, DifficultyRow, ScoreRow
+from datagen.records.score import AttemptRow, DifficultyRow, QualityLabel, ScoreRow
 from datagen.records.tasks import CandidateRow, RepoBaselineRow, RunResult, TaskRecord, TaskRow, ValidationRow
 from datagen.records.teacher import TeacherCall
 
@@ -18,12 +18,12 @@ TABLES: list[type[Record]] = [
     PoolRow, PoolDropRow, LedgerRow,
 ]
 # Records that are rows of an output dataset rather than manifest tables.
-DATASET_RECORDS: list[type[Record]] = [CodeFile, TaskRecord]
+DATASET_RECORDS: list[type[Record]] = [CodeFile, TaskRecord, QualityLabel]
 
 __all__ = [
     "Record", "RunRow", "FileRow", "ShardRow", "ClusterRow", "CodeFile", "TaskRecord", "RunResult",
     "ValidationRow", "TeacherCall", "RepoOrderRow", "RepoDocRow", "TokenCountRow", "PackOutputRow",
     "CandidateRow", "TaskRow", "RepoBaselineRow", "ScoreRow", "AttemptRow", "DifficultyRow",
-    "PoolRow", "PoolDropRow", "LedgerRow", "ChatMessage", "AuxCheck", "PoolTaskInput",
+    "PoolRow", "PoolDropRow", "LedgerRow", "QualityLabel", "ChatMessage", "AuxCheck", "PoolTaskInput",
     "TABLES", "DATASET_RECORDS", "DropReason", "DROP_REASONS", "reason_key",
 ]

@@ -18,7 +18,7 @@ DropReason = Literal[
     "empty", "invalid_utf8", "unknown_lang",
     # per-file steps
     "too_few_lines", "max_line_length", "avg_line_length", "alnum_fraction", "data_lines",
-    "eval_repo", "contaminated", "syntax_errors", "perplexity",
+    "eval_repo", "contaminated", "syntax_errors", "perplexity", "quality_model",
     # global decisions
     "exact_duplicate", "near_duplicate",
 ]
@@ -86,6 +86,9 @@ class FileRow(Record):
         None, description="near-duplicate cluster (its representative's file_id)"
     )
     perplexity: float | None = Field(None, description="under the recipe's scorer model (null: not scored)")
+    quality_score: float | None = Field(
+        None, description="learned quality, 0-5, under quality_model.path (null: not scored)"
+    )
 
 
 class ClusterRow(Record):

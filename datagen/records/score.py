@@ -62,3 +62,18 @@ class DifficultyRow(Record):
     pass_vector: list[bool] = Field(description="attempt i passed, in sample order")
     error: str | None = Field(None, description="why the task could not be attempted "
                               "(e.g. 'env_setup_failed'); passes is then null")
+
+
+class QualityLabel(Record):
+    """One teacher rating of a kept corpus file (a line of ``datagen quality annotate``'s
+    labels JSONL, the training data of ``datagen quality train``)."""
+
+    id: str = Field(description="the file's id in the corpus shards (files.file_id)")
+    repo: str
+    path: str
+    lang: str
+    text: str = Field(description="what the teacher saw: the file's first annotate.max_chars characters")
+    score: int | None = Field(None, ge=0, le=5, description="the rating, 0-5 (null: the teacher gave none)")
+    reason: str | None = Field(None, description="the teacher's one-line justification")
+    status: str = Field(description="the teacher call's status: ok, truncated, invalid or error")
+    teacher: str = Field(description="the teacher's cache model id")

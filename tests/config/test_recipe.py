@@ -6,6 +6,7 @@ import yaml
 from datagen.config.all import AllRecipe
 from datagen.config.base import apply_overrides, load_recipe, recipe_hash, recipe_keys
 from datagen.config.cpt import CptCorpusRecipe
+from datagen.config.quality import QualityRecipe
 from datagen.config.rl_pool import RlPoolRecipe
 from datagen.config.sandbox import ValidateRecipe
 from datagen.config.tasks import TasksRecipe
@@ -48,7 +49,8 @@ def test_recipe_file_errors(tmp_path):
 
 RECIPES = {"cpt-corpus.yaml": (CptCorpusRecipe, None), "validate.yaml": (ValidateRecipe, None),
            "teacher.yaml": (TeacherConfig, "teacher"), "tasks.yaml": (TasksRecipe, None),
-           "rl-pool.yaml": (RlPoolRecipe, None), "all.yaml": (AllRecipe, None)}
+           "rl-pool.yaml": (RlPoolRecipe, None), "all.yaml": (AllRecipe, None),
+           "quality.yaml": (QualityRecipe, None)}
 CHOICES = {"teacher.yaml": {"base_url"}}  # the server a recipe names is its choice, not a default
 # Defaults that depend on the machine (the user's cache folder) are not written in a recipe.
 MACHINE = {"teacher.cache_dir", "policy.cache_dir"}
