@@ -69,13 +69,15 @@ def iter_repos(con: duckdb.DuckDBPyConnection, crawl_files: list[str], batch_row
     size."""
     only = "" if repos is None else "AND c.repo IN (SELECT unnest(?::VARCHAR[]))"
     cursor = con.cursor()
+    has_repeats = "mix_repeats" in {d[0] for d in cursor.execute("SELECT * FROM files LIMIT 0").description}
+    repeats = "coalesce(f.mix_repeats, 1)" if has_repeats else "1"
     # rows are sorted below: DuckDB need not buffer them to keep the scan's order
     cursor.execute("SET SESSION preserve_insertion_order = false")
     for first, last in repo_windows(con, window_bytes, repos):
         rel = cursor.sql(
             f"""
             SELECT c.file_id AS id, c.repo, c.path, c.lang, c.license, c.imports, c.text,
-                   coalesce(f.mix_repeats, 1) AS repeats
+                   {repeats} AS repeats
             FROM read_parquet(?) c JOIN files f USING (file_id)
             WHERE f.decision = 'kept' AND c.repo BETWEEN ? AND ? AND f.repo BETWEEN ? AND ? {only}
             """,
