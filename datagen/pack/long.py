@@ -7,7 +7,7 @@ part of it is still a part of a long repo. Buckets are ``< e0``, ``e0-e1``, ...,
 (``pack.long.edges``); a bucket whose lower edge reaches ``pack.long.min_tokens`` is long.
 
 With ``pack.long.share`` the longest ``seq_len``'s output takes every long document and
-short ones until long tokens are that share of the output's document tokens, as the
+short ones while long tokens stay at least that share of the output's document tokens, as the
 long-context phases of ProLong and Qwen2.5-Coder mix long and short data. The short
 documents are taken in the order of a seeded hash of their id (a deterministic sample), and
 packed in corpus order. Their tokens are spooled to a file during the pass (one int32 array
@@ -105,8 +105,8 @@ class LongSpool:
             return {d for _, d, _ in shorts}
         budget = long_tokens * (1 - share) / share
         taken = 0
-        for _, d, n in shorts:
-            if taken >= budget:
+        for _, d, n in shorts:  # up to the budget: the long share is at least the recipe's
+            if taken + n > budget:
                 break
             chosen.add(d)
             taken += n
