@@ -38,6 +38,8 @@ from datagen.pack.writers import DatatroveWriter, MegatronWriter, ParquetTokenWr
 from datagen.records.base import arrow_schema
 from datagen.records.pack import LongBucketRow, PackOutputRow, RepoDocRow, TokenCountRow
 
+HELD_OUT = "validation"  # the split of pack.holdout_repos (datagen.pack.ordering.split_of)
+
 
 @dataclass
 class PackResult:
@@ -80,10 +82,11 @@ def iter_repo_rows(shards: Iterable[Path], batch_rows: int = 64) -> Iterator[tup
 class _SplitOutputs:
     """Writers and packers of one split."""
 
-    def __init__(self, out: Path, split: str, cfg: PackConfig, tok: LoadedTokenizer, spool_dir: Path):
+    def __init__(self, out: Path, split: str, cfg: PackConfig, tok: LoadedTokenizer, spool_dir: Path,
+                 select_long: bool = True):
         self.split, self.cfg = split, cfg
         # pack.long.share: the longest output's documents wait in a spool for the choice
-        self.long_S = max(cfg.seq_lens) if cfg.long.share is not None else None
+        self.long_S = max(cfg.seq_lens) if cfg.long.share is not None and select_long else None
         self.spool = LongSpool(spool_dir / f"long-{split}.i32", cfg.long) if self.long_S else None
         self.buckets = BucketCounts()
         self.doc_buckets: dict[str, tuple[str, int]] = {}  # doc_id -> (bucket, tokens), spooled docs only
@@ -192,7 +195,8 @@ class _DocRows:
             for batch in src.iter_batches(batch_size=self.batch_rows):
                 rows = batch.to_pylist()
                 for r in rows:
-                    r["long_output"] = r["doc_id"] in chosen.get(r["split"], set())
+                    # a split without a choice (held out) has every document in the long output
+                    r["long_output"] = r["doc_id"] in chosen[r["split"]] if r["split"] in chosen else True
                 dst.write_table(pa.Table.from_pylist(rows, schema=self.schema))
         tmp.replace(self.path)
 
@@ -259,10 +263,12 @@ def pack_corpus(
     for split, paths in shards.items():
         if not paths:
             continue
-        outputs = _SplitOutputs(out, split, cfg, tok, result.docs_file.parent)
+        # held-out repos stay as they are, for codebase perplexity: no FIM, every document long
+        held = split == HELD_OUT
+        outputs = _SplitOutputs(out, split, cfg, tok, result.docs_file.parent, select_long=not held)
         counts: dict[tuple[str, str], list[int]] = {}
         unique = result.unique_tokens.setdefault(split, {})
-        for docs in _repo_docs(iter_repo_rows(paths), split, cfg, tok, advance, fim, unique):
+        for docs in _repo_docs(iter_repo_rows(paths), split, cfg, tok, advance, None if held else fim, unique):
             for doc in docs:
                 outputs.add(doc)
                 doc_rows.add(RepoDocRow(
