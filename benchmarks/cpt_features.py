@@ -11,8 +11,9 @@ trained here on a slice of it, with StarCoder's FIM tokens. Both builds pack (de
     mix.weights={python: 1.0, c: 0.5, cpp: 0.5, javascript: 0.5, json: 0.3, markdown: 2.0}
     dedup.keep=stars dedup.repo_metadata=<stars per package, by a hash of its name>
 
-Prints each build's wall time and stage times (rounds interleaved), and what each feature
-did, from the "on" build's manifest.
+Prints each build's wall time, CPU seconds (the build and the worker processes it reaped:
+steadier than wall time on a shared machine) and stage times (rounds interleaved), and what
+each feature did, from the "on" build's manifest.
 
     python benchmarks/cpt_features.py --mb 50 --rounds 1
 """
@@ -24,6 +25,7 @@ import hashlib
 import json
 import os
 import re
+import resource
 import shutil
 import site
 import subprocess
@@ -87,19 +89,21 @@ def train_tokenizer(repos: list[Path], folder: Path) -> Path:
     return folder
 
 
-def run(repos: list[Path], out: Path, sets: list[str]) -> tuple[float, str]:
+def run(repos: list[Path], out: Path, sets: list[str]) -> tuple[float, float, str]:
+    """(wall s, CPU s of the build and the workers it reaped, stage times)."""
     cmd = [sys.executable, "-m", "datagen.cli.app", "build", "cpt-corpus", "-i", *map(str, repos), "-o", str(out),
            "-w", "2", "--force"]
     for s in sets:
         cmd += ["--set", s]
     env = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "200", "DATAGEN_NO_PROGRESS": "1"}
-    t0 = time.monotonic()
+    t0, r0 = time.monotonic(), resource.getrusage(resource.RUSAGE_CHILDREN)
     done = subprocess.run(cmd, env=env, capture_output=True, text=True)
-    wall = time.monotonic() - t0
+    wall, r1 = time.monotonic() - t0, resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
     if done.returncode:
         sys.exit(done.stderr[-3000:])
     stages = re.search(r"time per stage: (.*)$", done.stdout + done.stderr, re.M)
-    return wall, stages.group(1) if stages else "?"
+    return wall, cpu, stages.group(1) if stages else "?"
 
 
 def report(out: Path) -> None:
@@ -127,8 +131,12 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=1)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--keep", type=Path, help="keep the corpus and outputs here")
+    ap.add_argument("--report-only", action="store_true", help="print the features of the kept 'on' build")
     args = ap.parse_args()
     work = args.keep or Path(tempfile.mkdtemp(prefix="cpt-features-"))
+    if args.report_only:
+        report(work / "on")
+        return
     corpus = work / "corpus"
     repos = sorted(p for p in corpus.iterdir()) if corpus.exists() else build_corpus(corpus, args.mb, args.seed)
     tok = train_tokenizer(repos, work / "tok")
@@ -139,8 +147,8 @@ def main() -> None:
     on = [*base, *FIM_SETS, f"dedup.repo_metadata={meta}"]
     for r in range(args.rounds):
         for name, sets in (("off", base), ("on", on)):
-            wall, stages = run(repos, work / name, sets)
-            print(f"round {r} {name}: {wall:.1f} s ({stages})")
+            wall, cpu, stages = run(repos, work / name, sets)
+            print(f"round {r} {name}: {wall:.1f} s wall, {cpu:.1f} CPU s ({stages})", flush=True)
     report(work / "on")
     if not args.keep:
         shutil.rmtree(work, ignore_errors=True)

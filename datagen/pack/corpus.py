@@ -342,6 +342,7 @@ class _RepoBatch:
     rows: list[SourceRow]
     pieces: list[str]  # doc header, then one per row
     plans: list | None = None  # level=file: the FIM choice of each row
+    fim_parts: list = field(default_factory=list)  # level=file: (text, context) of each FIM part
     piece_ids: list = field(default_factory=list)
     docs: list[RepoDoc] = field(default_factory=list)
 
@@ -358,10 +359,14 @@ def _repo_docs(
     table = buckets(cfg.long)
 
     def flush() -> Iterator[list[RepoDoc]]:
-        groups = [_fim_file_pieces(b, cfg) if fim is not None and cfg.fim.level == "file" else b.pieces
-                  for b in batch]
+        file_level = fim is not None and cfg.fim.level == "file"
+        groups = [_fim_file_pieces(b, cfg) if file_level else b.pieces for b in batch]
+        all_parts = [p for b in batch for p in b.fim_parts]
+        part_ids = tok.encode_parts([t for t, _ in all_parts], [c for _, c in all_parts]) if all_parts else []
+        k = 0
         for b, ids in zip(batch, tok.encode_pieces(groups), strict=True):
-            _build(b, ids, split, cfg, tok, fim, unique)
+            _build(b, ids, part_ids[k : k + len(b.fim_parts)], split, cfg, tok, fim, unique)
+            k += len(b.fim_parts)
         if fim is not None and cfg.fim.level == "repo":
             _fim_repo_level(batch, cfg, tok, fim)
         for b in batch:
@@ -391,18 +396,18 @@ def _headers(b: _RepoBatch, cfg: PackConfig) -> list[str]:
 def _fim_file_pieces(b: _RepoBatch, cfg: PackConfig) -> list[str]:
     headers = _headers(b, cfg)
     bodies = [p[len(h):] for p, h in zip(b.pieces[1:], headers, strict=True)]
-    flat, b.plans = file_level_pieces(headers, bodies, _copies(b.rows), cfg.fim)
+    flat, b.plans, b.fim_parts = file_level_pieces(headers, bodies, _copies(b.rows), cfg.fim)
     return [b.pieces[0], *flat]
 
 
-def _build(b: _RepoBatch, ids: list, split: str, cfg: PackConfig, tok: LoadedTokenizer,
+def _build(b: _RepoBatch, ids: list, part_ids: list, split: str, cfg: PackConfig, tok: LoadedTokenizer,
            fim: FimIds | None, unique: dict[str, int] | None) -> None:
     """Documents of one tokenized repo (file-level FIM ids joined first)."""
     header = ids[0]
     done = [False] * len(b.rows)
     if b.plans is not None:
         room = cfg.max_doc_tokens - len(header) - 1
-        files, done = file_level_ids(ids[1:], b.plans, fim, room)
+        files, done = file_level_ids(ids[1:], part_ids, b.plans, fim, room)
         ids = [header, *files]
     b.piece_ids = ids
     b.docs = build_docs(b.repo, split, b.rows, ids, tok.eos_id, cfg.max_doc_tokens)
@@ -420,7 +425,8 @@ def _fim_repo_level(batch: list[_RepoBatch], cfg: PackConfig, tok: LoadedTokeniz
     pieces are tokenized in one call for the batch, then the document is rearranged (or
     left as is when the result would pass ``doc_max_tokens``)."""
     todo: list[tuple[_RepoBatch, RepoDoc, int, object]] = []
-    groups: list[list[str]] = []
+    texts: list[str] = []
+    contexts: list[str] = []
     for b in batch:
         headers = _headers(b, cfg)
         for d in b.docs:
@@ -434,10 +440,14 @@ def _fim_repo_level(batch: list[_RepoBatch], cfg: PackConfig, tok: LoadedTokeniz
             i = d.file_rows[whole[j]]
             body = bodies[j]
             before = b.pieces[i][-1:]  # the text's last character before this file: its context
-            groups.append([before, headers[i], body[: choice.start], body[choice.start : choice.end],
-                           body[choice.end :]])
+            for part in (headers[i], body[: choice.start], body[choice.start : choice.end], body[choice.end :]):
+                texts.append(part)
+                contexts.append(before)
+                before = part[-1:] or before
             todo.append((b, d, whole[j], choice))
-    for (_b, d, j, choice), ids in zip(todo, tok.encode_pieces(groups), strict=True):
+    encoded = tok.encode_parts(texts, contexts) if texts else []
+    for k, (_b, d, j, choice) in enumerate(todo):
+        ids = [None, *encoded[4 * k : 4 * k + 4]]
         span = d.spans[j]
         new = rearrange_doc(d.tokens, span, d.spans[0][0], ids[1:], fim, choice.spm)
         if len(new) > cfg.max_doc_tokens:

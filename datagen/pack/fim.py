@@ -160,34 +160,44 @@ def copy_key(body: str, copy: int) -> bytes:
 
 
 def file_level_pieces(headers: list[str], bodies: list[str], copies: list[int],
-                      cfg: FimConfig) -> tuple[list[str], list[FimChoice | None]]:
-    """The pieces to tokenize for one repo's files under ``level: file``: a file left as is
-    is one piece (header + body), a rearranged one four (header, prefix, middle, suffix),
-    all in text order (so ``encode_pieces`` sees each with its real context)."""
+                      cfg: FimConfig) -> tuple[list[str], list[FimChoice | None], list[tuple[str, str]]]:
+    """For one repo's files under ``level: file``: the pieces for ``encode_pieces`` (a file
+    left as is: header + body; a rearranged one: its header), each file's choice, and the
+    (text, context) of every FIM part (prefix, middle, suffix of each rearranged file, in
+    order) for ``encode_parts``: parts are tokenized on their own, never across a cut."""
     flat: list[str] = []
     plans: list[FimChoice | None] = []
+    fim_parts: list[tuple[str, str]] = []
     for header, body, copy in zip(headers, bodies, copies, strict=True):
         choice = choose(copy_key(body, copy), body, cfg)
         plans.append(choice)
-        flat.extend([header + body] if choice is None else [header, *parts(body, choice)])
-    return flat, plans
+        if choice is None:
+            flat.append(header + body)
+            continue
+        flat.append(header)
+        before = header[-1:]
+        for part in parts(body, choice):
+            fim_parts.append((part, before))
+            before = part[-1:] or before
+    return flat, plans, fim_parts
 
 
-def file_level_ids(flat_ids: list[np.ndarray], plans: list[FimChoice | None], ids: FimIds,
-                   room: int) -> tuple[list[np.ndarray], list[bool]]:
-    """Each file's ids from ``file_level_pieces``' tokens: rearranged when it fits a document
-    whole (``room`` tokens), else its pieces in text order. Returns (ids, rearranged?)."""
+def file_level_ids(piece_ids: list[np.ndarray], part_ids: list[np.ndarray], plans: list[FimChoice | None],
+                   ids: FimIds, room: int) -> tuple[list[np.ndarray], list[bool]]:
+    """Each file's ids: ``piece_ids`` (one per file: whole, or the header of a rearranged
+    one) with the FIM parts' ids, rearranged when the file fits a document whole (``room``
+    tokens), else in text order. Returns (ids, rearranged?)."""
     out: list[np.ndarray] = []
     done: list[bool] = []
     k = 0
-    for plan in plans:
+    for plan, head in zip(plans, piece_ids, strict=True):
         if plan is None:
-            out.append(flat_ids[k])
+            out.append(head)
             done.append(False)
-            k += 1
             continue
-        hdr, pre, mid, suf = flat_ids[k : k + 4]
-        k += 4
+        hdr = head
+        pre, mid, suf = part_ids[k : k + 3]
+        k += 3
         fim = np.concatenate([hdr.astype(np.int32), arrange(ids, plan.spm, pre, mid, suf)])
         fits = len(fim) <= room
         out.append(fim if fits else np.concatenate([hdr, pre, mid, suf]).astype(np.int32))

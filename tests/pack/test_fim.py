@@ -12,7 +12,7 @@ import pytest
 from datagen.config.pack import FimConfig, PackConfig
 from datagen.errors import UserError
 from datagen.pack.corpus import pack_corpus
-from datagen.pack.docs import SourceRow, repo_pieces
+from datagen.pack.docs import SourceRow, file_piece, repo_pieces
 from datagen.pack.fim import choose, fim_ids, parts, text_key
 from datagen.pack.tokenize import load_tokenizer
 
@@ -57,9 +57,10 @@ def _documents(folder: Path) -> dict[str, list[int]]:
     return docs
 
 
-def _reassemble(tok, ids, tokens: list[int], level: str) -> tuple[str, list[str]]:
-    """The document's text from its FIM layout, and the modes seen. Every part is decoded
-    on its own: a part cut inside a character would not decode to its exact text."""
+def _reassemble(tok, ids, tokens: list[int], level: str) -> tuple[str, list[tuple]]:
+    """The document's text from its FIM layout, and each span's (mode, decoded parts). Every
+    part is decoded on its own: a part cut inside a character would not decode to its
+    exact text."""
     fim = {ids.prefix, ids.middle, ids.suffix}
     out, modes, i = [], [], 0
     sep = tok.tokenizer.token_to_id("<file_sep>")
@@ -77,12 +78,13 @@ def _reassemble(tok, ids, tokens: list[int], level: str) -> tuple[str, list[str]
         span = tokens[i:end]
         m = span.index(ids.middle)
         if span[1] == ids.suffix:  # SPM: <PRE> <SUF> suffix <MID> prefix+middle
-            modes.append("spm")
-            out += [tok.decode(span[m + 1:]), tok.decode(span[2:m])]
+            got = (tok.decode(span[m + 1:]), tok.decode(span[2:m]))
+            modes.append(("spm", got))
         else:  # PSM: <PRE> prefix <SUF> suffix <MID> middle
-            modes.append("psm")
             s = span.index(ids.suffix)
-            out += [tok.decode(span[1:s]), tok.decode(span[m + 1:]), tok.decode(span[s + 1:m])]
+            got = (tok.decode(span[1:s]), tok.decode(span[m + 1:]), tok.decode(span[s + 1:m]))
+            modes.append(("psm", got))
+        out += got
         assert not fim & set(span[1:]) - {ids.suffix, ids.middle} and span.count(ids.middle) == 1
         i = end
     text = "".join(out)
@@ -111,7 +113,13 @@ def test_packed_fim_documents_decode_back_to_the_original(tmp_path, fim_repos, q
             assert tokens[-1] == tok.eos_id and len(tokens) == by_repo[repo]["tokens"]
             text, seen = _reassemble(tok, ids, tokens[:-1], level)
             assert text == "".join(repo_pieces(repo, rows, cfg.doc_header, cfg.file_header))
-            modes += seen
+            modes += [m for m, _ in seen]
+            if level == "file":  # every part is exactly its text: no token spans a cut
+                for row, (mode, got) in zip(rows, seen, strict=True):
+                    body = file_piece(row, cfg.file_header)[len(cfg.file_header.format(path=row.path)):]
+                    c = choose(text_key(body), body, fim)
+                    pre, mid, suf = parts(body, c)
+                    assert (mode, got) == (("spm", (pre + mid, suf)) if c.spm else ("psm", (pre, mid, suf)))
     if level == "file":
         assert sum(d["fim_files"] for d in docs) == sum(len(t) for t in fim_repos.values())
         assert len(modes) == 2 * sum(len(t) for t in fim_repos.values())
