@@ -13,8 +13,9 @@ Stages, each a function below (each resumable through the run's work folder):
    (``mix.weights``, ``datagen.curate.mix``).
 4. ``_write_shards``: kept files in (repo, dependency order) into size-capped shards;
    held-out repos (``pack.holdout_*``) into the ``validation`` split.
-5. ``_pack`` (only with ``pack.tokenizer``): repo documents -> tokens -> fixed-length
-   sequences per ``pack.seq_lens`` under ``tokens/`` (``datagen.pack.corpus``).
+5. ``_pack`` (only with ``pack.tokenizer``): repo documents -> tokens (fill-in-the-middle,
+   ``pack.fim``) -> fixed-length sequences per ``pack.seq_lens`` under ``tokens/``, the
+   longest with ``pack.long.share`` of long documents (``datagen.pack.corpus``).
 6. ``write_manifest`` (``datagen.builds.cpt_manifest``) + dataset card: ``files`` (every
    file seen, with its reason), ``shards``, ``clusters``, ``repo_orders``, and with
    packing ``repo_docs``, ``token_counts`` and ``pack_outputs``, in one transaction.
