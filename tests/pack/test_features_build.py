@@ -73,7 +73,7 @@ def corpus(tmp_path_factory):
 def reference(corpus, tokenizer_dir, tmp_path_factory):
     roots, meta = corpus
     out = tmp_path_factory.mktemp("ref") / "out"
-    build(roots, out, workers=1, overrides=_sets(tokenizer_dir, meta))
+    build(roots, out, workers=2, overrides=_sets(tokenizer_dir, meta))
     return out
 
 
@@ -108,14 +108,14 @@ def test_every_feature_lands_in_the_manifest_and_card(reference):
 
 
 @pytest.mark.slow
-def test_all_features_sigkill_then_rerun_with_more_workers_gives_the_same_output(reference, corpus, tokenizer_dir,
-                                                                                  tmp_path):
-    """Resume and determinism in one: killed mid-crawl, run again with ``-w 2``: the same
-    bytes and manifest rows as the uninterrupted ``-w 1`` build."""
+def test_all_features_sigkill_then_rerun_gives_the_output_of_another_worker_count(reference, corpus,
+                                                                                   tokenizer_dir, tmp_path):
+    """Resume and determinism in one: killed mid-crawl and run again with ``-w 1``: the same
+    bytes and manifest rows as the uninterrupted ``-w 2`` build."""
     roots, meta = corpus
     out = tmp_path / "killed"
     cmd = [sys.executable, "-m", "datagen.cli.app", "build", "cpt-corpus", *map(str, roots), "-o", str(out),
-           "-w", "2"]
+           "-w", "1"]
     for s in _sets(tokenizer_dir, meta):
         cmd += ["--set", s]
     env = {**os.environ, "DATAGEN_NO_PROGRESS": "1"}
@@ -130,6 +130,7 @@ def test_all_features_sigkill_then_rerun_with_more_workers_gives_the_same_output
         time.sleep(0.005)
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
+
     assert 2 <= len(done), "the kill must land mid-crawl"
     with_deadline = time.monotonic() + 15
     while time.monotonic() < with_deadline:  # the killed build's workers go with it
