@@ -26,6 +26,7 @@ CREATE TABLE IF NOT EXISTS files (
     decision VARCHAR NOT NULL,
     reason VARCHAR,
     duplicate_of VARCHAR,
+    mix_repeats BIGINT,
     shard VARCHAR,
     source VARCHAR NOT NULL,
     max_line_length BIGINT,
@@ -109,6 +110,10 @@ CREATE TABLE IF NOT EXISTS repo_docs (
     part BIGINT NOT NULL,
     tokens BIGINT NOT NULL,
     file_ids VARCHAR[] NOT NULL,
+    bucket VARCHAR,
+    long_output BOOLEAN,
+    fim VARCHAR,
+    fim_files BIGINT NOT NULL,
     PRIMARY KEY (run_id, doc_id)
 );
 
@@ -142,6 +147,36 @@ CREATE TABLE IF NOT EXISTS clusters (
     size BIGINT NOT NULL,
     representative VARCHAR NOT NULL,
     PRIMARY KEY (run_id, cluster_id)
+);
+
+CREATE TABLE IF NOT EXISTS language_mix (
+    run_id VARCHAR NOT NULL,
+    lang VARCHAR NOT NULL,
+    weight DOUBLE NOT NULL,
+    files_before BIGINT NOT NULL,
+    files_after BIGINT NOT NULL,
+    downsampled BIGINT NOT NULL,
+    repeated BIGINT NOT NULL,
+    bytes_before BIGINT NOT NULL,
+    bytes_after BIGINT NOT NULL,
+    tokens_before BIGINT,
+    tokens_after BIGINT,
+    PRIMARY KEY (run_id, lang)
+);
+
+CREATE TABLE IF NOT EXISTS long_buckets (
+    run_id VARCHAR NOT NULL,
+    split VARCHAR NOT NULL,
+    bucket VARCHAR NOT NULL,
+    min_tokens BIGINT NOT NULL,
+    max_tokens BIGINT,
+    long BOOLEAN NOT NULL,
+    documents BIGINT NOT NULL,
+    tokens BIGINT NOT NULL,
+    selected_documents BIGINT NOT NULL,
+    selected_tokens BIGINT NOT NULL,
+    seq_len BIGINT NOT NULL,
+    PRIMARY KEY (run_id, split, bucket)
 );
 
 CREATE TABLE IF NOT EXISTS repo_baselines (

@@ -7,7 +7,7 @@ from pathlib import Path
 import yaml
 
 from datagen.config.cpt import CptCorpusRecipe
-from datagen.records import PackOutputRow, ShardRow
+from datagen.records import LanguageMixRow, LongBucketRow, PackOutputRow, RepoDocRow, ShardRow
 from datagen.records.hub import size_category
 
 
@@ -23,8 +23,71 @@ def _token_configs(cfg: CptCorpusRecipe, packed: list[PackOutputRow]) -> list[di
     return configs
 
 
+def _mix_lines(rows: list[LanguageMixRow]) -> list[str]:
+    """The language mix, before and after (tokens with a tokenizer, else bytes)."""
+    if not rows:
+        return []
+    tokens = rows[0].tokens_before is not None
+    unit = "tokens" if tokens else "bytes"
+    lines = ["## Language mix", "",
+             "`mix.weights` after dedup (train split): a weight below 1 keeps that share of a language's",
+             "files (seeded content-hash choice, the rest dropped as `mix_downsampled`), above 1 repeats",
+             "them (`files.mix_repeats`, capped by `mix.max_repeat`). Table `language_mix`.", "",
+             f"| language | weight | files before | files after | downsampled | repeated | {unit} before | "
+             f"{unit} after |", "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    for r in rows:
+        before, after = (r.tokens_before, r.tokens_after) if tokens else (r.bytes_before, r.bytes_after)
+        lines.append(f"| {r.lang or '(none)'} | {r.weight:g} | {r.files_before} | {r.files_after} | "
+                     f"{r.downsampled} | {r.repeated} | {before} | {after} |")
+    return [*lines, ""]
+
+
+def _long_lines(cfg: CptCorpusRecipe, rows: list[LongBucketRow]) -> list[str]:
+    """Repo documents per length bucket, and what the longest output took."""
+    if not rows:
+        return []
+    S = rows[0].seq_len
+    share = cfg.pack.long.share
+    lines = ["## Long-context buckets", "",
+             "Repo documents by the token length of their repo (`pack.long.edges`; `repo_docs.bucket`,",
+             f"table `long_buckets`); long: repos of {cfg.pack.long.min_tokens} tokens or more. "
+             + (f"The {S}-token output takes every long document and short ones (seeded choice) to "
+                f"`pack.long.share` = {share:g} of its document tokens." if share is not None
+                else f"`pack.long.share` is unset: the {S}-token output takes every document."), "",
+             f"| split | bucket | long | documents | tokens | in tokens-{S}: documents | tokens |",
+             "|---|---|---|---:|---:|---:|---:|"]
+    for r in rows:
+        lines.append(f"| {r.split} | {r.bucket} | {'yes' if r.long else 'no'} | {r.documents} | {r.tokens} | "
+                     f"{r.selected_documents} | {r.selected_tokens} |")
+    for split in sorted({r.split for r in rows}):
+        sel = sum(r.selected_tokens for r in rows if r.split == split)
+        long = sum(r.selected_tokens for r in rows if r.split == split and r.long)
+        if sel:
+            lines.append(f"\n{split}: long documents are {long / sel:.3f} of the tokens-{S} document tokens.")
+    return [*lines, ""]
+
+
+def _fim_lines(cfg: CptCorpusRecipe, docs: Path | None) -> list[str]:
+    """How many files (level=file) or documents (level=repo) fill-in-the-middle rearranged."""
+    fim = cfg.pack.fim
+    if fim.rate <= 0 or docs is None or not Path(docs).is_file():
+        return []
+    import pyarrow.parquet as pq
+
+    table = pq.read_table(docs, columns=["fim", "fim_files"]).to_pydict()
+    total = len(table["fim"])
+    psm = sum(1 for f in table["fim"] if f == "psm")
+    spm = sum(1 for f in table["fim"] if f == "spm")
+    what = (f"{sum(table['fim_files'])} files rearranged in {sum(1 for n in table['fim_files'] if n)} of "
+            f"{total} documents" if fim.level == "file" else f"{psm} PSM + {spm} SPM of {total} documents")
+    return ["## Fill-in-the-middle", "",
+            f"`pack.fim`: level {fim.level}, rate {fim.rate:g}, SPM share {fim.spm_rate:g}, cut at "
+            f"{'code points' if fim.split == 'char' else 'line starts'}: {what} "
+            "(`repo_docs.fim`, `repo_docs.fim_files`).", ""]
+
+
 def write_card(out: Path, cfg: CptCorpusRecipe, counts: dict, shards: list[ShardRow],
-               packed: list[PackOutputRow] | None = None) -> Path:
+               packed: list[PackOutputRow] | None = None, tables: dict | None = None) -> Path:
     text_shards = [s for s in shards if s.path.startswith("data/")]
     splits = sorted({Path(s.path).name.split("-")[0] for s in text_shards} | {cfg.shards.split},
                     key=lambda x: (x != cfg.shards.split, x))
@@ -75,6 +138,15 @@ def write_card(out: Path, cfg: CptCorpusRecipe, counts: dict, shards: list[Shard
         lines += [f"| {p.split} | {p.seq_len} | {p.sequences} | {p.documents} | {p.tokens} | "
                   f"{p.padding_tokens} |" for p in packed]
         lines += [""]
+    tables = tables or {}
+    if cfg.dedup.keep != "longest" or cfg.dedup.repo_metadata:
+        lines += ["## Dedup", "", f"Which copy of a duplicate survives: `dedup.keep` = {cfg.dedup.keep}"
+                  + (f" (repo metadata `{Path(cfg.dedup.repo_metadata).name}`)" if cfg.dedup.repo_metadata else "")
+                  + ".", ""]
+    lines += _mix_lines(tables.get(LanguageMixRow) or [])
+    lines += _long_lines(cfg, tables.get(LongBucketRow) or [])
+    docs = tables.get(RepoDocRow)
+    lines += _fim_lines(cfg, docs if isinstance(docs, Path) else None)
     path = out / "README.md"
     path.write_text("\n".join(lines), encoding="utf-8")
     return path

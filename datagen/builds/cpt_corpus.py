@@ -8,11 +8,14 @@ Stages, each a function below (each resumable through the run's work folder):
    the per-file steps of ``datagen.builds.file_steps.FILE_STEPS``, one parquet per rank with
    every row.
 3. ``_decide`` (DuckDB over the crawl parquet, out of core): exact dedup, then near
-   dedup (MinHash LSH in datatrove stages, ``datagen.curate.near_dedup``).
+   dedup (MinHash LSH in datatrove stages, ``datagen.curate.near_dedup``), each keeping
+   the copy ``dedup.keep`` names (``datagen.curate.keep``); then the language mix
+   (``mix.weights``, ``datagen.curate.mix``).
 4. ``_write_shards``: kept files in (repo, dependency order) into size-capped shards;
    held-out repos (``pack.holdout_*``) into the ``validation`` split.
-5. ``_pack`` (only with ``pack.tokenizer``): repo documents -> tokens -> fixed-length
-   sequences per ``pack.seq_lens`` under ``tokens/`` (``datagen.pack.corpus``).
+5. ``_pack`` (only with ``pack.tokenizer``): repo documents -> tokens (fill-in-the-middle,
+   ``pack.fim``) -> fixed-length sequences per ``pack.seq_lens`` under ``tokens/``, the
+   longest with ``pack.long.share`` of long documents (``datagen.pack.corpus``).
 6. ``write_manifest`` (``datagen.builds.cpt_manifest``) + dataset card: ``files`` (every
    file seen, with its reason), ``shards``, ``clusters``, ``repo_orders``, and with
    packing ``repo_docs``, ``token_counts`` and ``pack_outputs``, in one transaction.
@@ -68,13 +71,15 @@ from datagen.crawl.rules import CrawlRules
 from datagen.crawl.sources import ListedFile, Repo, discover, fingerprint, list_repo
 from datagen.curate.base import FileStep, StepContext
 from datagen.curate.dedup import apply_near_dedup, exact_dedup
+from datagen.curate.keep import keep_rule
+from datagen.curate.mix import apply_mix, language_mix_rows, mix_counts
 from datagen.errors import JobsSubmitted
 from datagen.memory import release_memory, release_polars_memory_in_workers
-from datagen.pack.corpus import check_pack_setup, pack_corpus
+from datagen.pack.corpus import check_pack_setup, file_tokens, pack_corpus
 from datagen.pack.imports_step import ImportsStep
 from datagen.pack.ordering import RepoOrderer, split_of
 from datagen.records import PackOutputRow, Record, RepoDocRow, RepoOrderRow, ShardRow
-from datagen.records.pack import TokenCountRow
+from datagen.records.pack import LanguageMixRow, LongBucketRow, TokenCountRow
 
 # What a build replaces in its output folder: an earlier build's files here that the new
 # one does not write are removed once the manifest lists the new ones.
@@ -236,6 +241,8 @@ def _fingerprint(cfg: CptCorpusRecipe, listing: _Listing) -> str:
         from datagen.pack.tokenize import tokenizer_digest
 
         fp += "\0" + tokenizer_digest(cfg.pack.tokenizer)
+    if cfg.dedup.repo_metadata:  # same path, new metadata: a different build
+        fp += "\0" + keep_rule(cfg.dedup.keep, cfg.dedup.repo_metadata).digest
     return fp
 
 
@@ -251,14 +258,19 @@ def _build(s: _Stages, listing: _Listing) -> BuildResult:
         shard_rows, text_shards, orderer = _write_shards(s, con, crawl_files)
         con.execute("CHECKPOINT")
         numbers = counts(con)
+        mixed = mix_counts(con, s.cfg.mix) if s.cfg.mix.enabled else []
+        mix_dropped = _mix_dropped(s, con, crawl_files) if mixed and s.cfg.pack.tokenizer else None
     finally:
         con.close()
     release_memory()  # DuckDB's and the shard windows' memory, before packing
     tables: dict[type[Record], list[Record] | Path] = {
         RepoOrderRow: [r.model_copy(update={"run_id": s.run_id}) for r in orderer.rows]}
-    packed = _pack(s, text_shards, numbers["kept"], tables, shard_rows)
+    packed = _pack(s, text_shards, numbers["kept"], tables, shard_rows, mix_dropped)
+    if mixed:
+        tables[LanguageMixRow] = language_mix_rows(s.run_id, mixed, tables.get(TokenCountRow),
+                                                   tables.pop(_MixTokens, None), s.cfg.shards.split)
     with s.clock.stage("manifest"):
-        write_card(s.stage, s.cfg, numbers, shard_rows, packed)
+        write_card(s.stage, s.cfg, numbers, shard_rows, packed, tables)
         switch_outputs(s.stage, s.out, s.work / "replaced", OWNED_OUTPUTS,
                        commit=lambda: write_manifest(s.out, s.run_id, db_path, shard_rows, tables,
                                                      duckdb_config(s.cfg, s.work)))
@@ -296,16 +308,21 @@ def _crawl(s: _Stages, listing: _Listing) -> list[str]:
 
 def _decide(s: _Stages, con: duckdb.DuckDBPyConnection, crawl_files: list[str]) -> None:
     """Stage 3: table ``files`` from the crawl output, then exact and near dedup."""
+    keep = keep_rule(s.cfg.dedup.keep, s.cfg.dedup.repo_metadata)
     with s.clock.stage("dedup"):
         con.execute(
             "CREATE TABLE files AS SELECT * EXCLUDE (text, imports) FROM read_parquet(?) ORDER BY repo, path",
             [crawl_files],
         )
         if s.cfg.dedup.exact:
-            exact_dedup(con)
+            exact_dedup(con, keep=keep)
         if s.cfg.dedup.near.enabled:
             apply_near_dedup(con, crawl_files, s.work, s.cfg.dedup.near, s.cfg.workers,
-                             executor=s.runner.factory("near-dedup"))
+                             executor=s.runner.factory("near-dedup"), keep=keep)
+    if s.cfg.mix.enabled:
+        with s.clock.stage("mix"):
+            repos = [r for (r,) in con.execute("SELECT DISTINCT repo FROM files ORDER BY repo").fetchall()]
+            apply_mix(con, s.cfg.mix, [r for r in repos if split_of(r, s.cfg.pack) != "train"])
 
 
 def _write_shards(s: _Stages, con: duckdb.DuckDBPyConnection,
@@ -329,8 +346,23 @@ def _write_shards(s: _Stages, con: duckdb.DuckDBPyConnection,
     return shard_rows, text_shards, orderer
 
 
+class _MixTokens:
+    """Key in ``tables`` of the mix's "before" tokens per language (not a manifest table)."""
+
+
+def _mix_dropped(s: _Stages, con: duckdb.DuckDBPyConnection, crawl_files: list[str]) -> Path:
+    """The text of the files the mix dropped (their tokens count to ``tokens_before``)."""
+    path = s.work / "mix_dropped.parquet"
+    con.execute(
+        f"COPY (SELECT c.file_id AS id, c.repo, c.path, coalesce(c.lang, '') AS lang, c.text "
+        f"FROM read_parquet(?) c JOIN files f USING (file_id) WHERE f.reason = 'mix_downsampled' "
+        f"ORDER BY c.repo, c.path) TO '{path}' (FORMAT parquet)", [crawl_files])
+    return path
+
+
 def _pack(s: _Stages, text_shards: dict[str, list[Path]], kept: int,
-          tables: dict[type[Record], list[Record] | Path], shard_rows: list[ShardRow]) -> list[PackOutputRow]:
+          tables: dict[type[Record], list[Record] | Path], shard_rows: list[ShardRow],
+          mix_dropped: Path | None = None) -> list[PackOutputRow]:
     """Stage 5 (with ``pack.tokenizer``): tokens and packed sequences; adds their manifest
     rows to ``tables`` and their files to ``shard_rows``. Returns the packed outputs."""
     if not s.cfg.pack.tokenizer:  # tokens of an earlier build go when the new outputs switch in
@@ -338,9 +370,15 @@ def _pack(s: _Stages, text_shards: dict[str, list[Path]], kept: int,
     with s.clock.stage("pack"), progress_bar(s.console, "packing tokens", kept) as advance:
         packing = pack_corpus(s.stage, s.cfg.pack, s.run_id, text_shards, advance,
                               docs_file=s.work / "repo_docs.parquet")
+        if mix_dropped is not None:
+            before = dict(packing.unique_tokens.get(s.cfg.shards.split, {}))
+            for lang, n in file_tokens(s.cfg.pack, mix_dropped).items():
+                before[lang] = before.get(lang, 0) + n
+            tables[_MixTokens] = before  # type: ignore[index]
     tables[TokenCountRow] = packing.token_counts
     tables[RepoDocRow] = packing.docs_file
     tables[PackOutputRow] = packing.outputs
+    tables[LongBucketRow] = packing.long_buckets
     shard_rows += [ShardRow(run_id="", path=str(f.path.relative_to(s.stage)), rows=f.rows,
                             bytes=f.bytes, sha256=f.sha256) for f in packing.files]
     return packing.outputs

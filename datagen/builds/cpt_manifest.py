@@ -10,7 +10,7 @@ import duckdb
 
 from datagen.manifest import Manifest
 from datagen.records import ClusterRow, FileRow, PackOutputRow, Record, RepoDocRow, RepoOrderRow, ShardRow
-from datagen.records.pack import TokenCountRow
+from datagen.records.pack import LanguageMixRow, LongBucketRow, TokenCountRow
 
 
 def counts(con: duckdb.DuckDBPyConnection) -> dict:
@@ -54,7 +54,7 @@ def write_manifest(out: Path, run_id: str, db_path: Path, shard_rows: list[Shard
             [run_id],
         )
         m.insert(ShardRow, [s.model_copy(update={"run_id": run_id}) for s in shard_rows])
-        for record in (RepoOrderRow, RepoDocRow, TokenCountRow, PackOutputRow):
+        for record in (RepoOrderRow, RepoDocRow, TokenCountRow, PackOutputRow, LanguageMixRow, LongBucketRow):
             m.execute(f"DELETE FROM {record.__table__}")
         for record, rows in (tables or {}).items():
             if isinstance(rows, Path):

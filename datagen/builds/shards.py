@@ -69,12 +69,15 @@ def iter_repos(con: duckdb.DuckDBPyConnection, crawl_files: list[str], batch_row
     size."""
     only = "" if repos is None else "AND c.repo IN (SELECT unnest(?::VARCHAR[]))"
     cursor = con.cursor()
+    has_repeats = "mix_repeats" in {d[0] for d in cursor.execute("SELECT * FROM files LIMIT 0").description}
+    repeats = "coalesce(f.mix_repeats, 1)" if has_repeats else "1"
     # rows are sorted below: DuckDB need not buffer them to keep the scan's order
     cursor.execute("SET SESSION preserve_insertion_order = false")
     for first, last in repo_windows(con, window_bytes, repos):
         rel = cursor.sql(
             f"""
-            SELECT c.file_id AS id, c.repo, c.path, c.lang, c.license, c.imports, c.text
+            SELECT c.file_id AS id, c.repo, c.path, c.lang, c.license, c.imports, c.text,
+                   {repeats} AS repeats
             FROM read_parquet(?) c JOIN files f USING (file_id)
             WHERE f.decision = 'kept' AND c.repo BETWEEN ? AND ? AND f.repo BETWEEN ? AND ? {only}
             """,
@@ -90,6 +93,16 @@ def iter_repos(con: duckdb.DuckDBPyConnection, crawl_files: list[str], batch_row
             start += n
         del window, order
         release_memory()  # the window's buffers, before the next window is read
+
+
+def with_repeats(rows: list[dict]) -> Iterator[tuple[dict, bool]]:
+    """(row, first copy?) of one ordered repo: the repo's files, then again those the
+    language mix repeats (``repeats`` >= 2, then >= 3, ...), each pass in the same order."""
+    top = max((r.get("repeats", 1) for r in rows), default=1)
+    for k in range(1, top + 1):
+        for row in rows:
+            if row.get("repeats", 1) >= k:
+                yield row, k == 1
 
 
 def _ordered(repos, order: OrderFn):
@@ -113,10 +126,12 @@ class _Parts:
         self.rows: list[int] = []  # rows per closed part
         self.writer: pq.ParquetWriter | None = None
         self.pending: list[dict] = []
+        self.firsts: list[bool] = []
         self.size = self.count = 0  # text bytes and rows of the open part
         self.assign = pq.ParquetWriter(tmp_dir / "assign.parquet", ASSIGN_SCHEMA)
 
-    def add(self, row: dict) -> None:
+    def add(self, row: dict, first: bool = True) -> None:
+        """Append ``row``; only a file's ``first`` copy records its part (``shard_of``)."""
         if self.writer is None:
             compression = None if self.cfg.compression == "none" else self.cfg.compression
             level = self.cfg.compression_level if self.cfg.compression in ("zstd", "gzip") else None
@@ -124,6 +139,7 @@ class _Parts:
                                            compression=compression, compression_level=level)
             self.count = 0
         self.pending.append(row)
+        self.firsts.append(first)
         self.count += 1
         self.size += len(row["text"].encode("utf-8", "surrogatepass"))
         if len(self.pending) >= self.cfg.row_group_rows:
@@ -137,10 +153,11 @@ class _Parts:
     def _flush(self) -> None:
         if self.pending and self.writer is not None:
             self.writer.write_table(pa.Table.from_pylist(self.pending, schema=self.schema))
-            ids = pa.array([r["id"] for r in self.pending], pa.string())
-            part = pa.array([len(self.rows)] * len(self.pending), pa.int32())
+            firsts = [r["id"] for r, first in zip(self.pending, self.firsts, strict=True) if first]
+            ids = pa.array(firsts, pa.string())
+            part = pa.array([len(self.rows)] * len(firsts), pa.int32())
             self.assign.write_table(pa.table([ids, part], schema=ASSIGN_SCHEMA))
-            self.pending = []
+            self.pending, self.firsts = [], []
 
     def close_part(self) -> None:
         if self.writer is not None:
@@ -175,9 +192,9 @@ def write_text_shards(
     label = "writing shards" if split == cfg.split else f"writing {split}"
     with progress_bar(console, label, total) as advance:
         for rows in _ordered(iter_repos(con, crawl_files, repos=repos, window_bytes=window_bytes), order):
-            for row in rows:
-                parts.add(row)
-                advance(1)
+            for row, first in with_repeats(rows):
+                parts.add(row, first)
+                advance(1 if first else 0)
         parts.close()
 
     data_dir.mkdir(parents=True, exist_ok=True)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from datagen.config.base import StrictModel
 from datagen.config.curate import DecontamConfig, NearDedupConfig, QualityConfig, SecretsConfig, SyntaxConfig
@@ -29,6 +29,41 @@ class CrawlConfig(StrictModel):
 class DedupConfig(StrictModel):
     exact: bool = True
     near: NearDedupConfig = NearDedupConfig()
+    keep: Literal["longest", "newest", "stars", "path"] = Field(
+        "longest", description="which copy survives (datagen.curate.keep): longest (exact: first by "
+        "(repo, path)), newest / stars (repo_metadata), path (first by (repo, path))",
+    )
+    repo_metadata: str | None = Field(
+        None, description="per-repo metadata (JSON, YAML, JSONL or CSV: repo, stars, date) for keep",
+    )
+
+    @model_validator(mode="after")
+    def _check(self) -> DedupConfig:
+        if self.keep in ("newest", "stars") and not self.repo_metadata:
+            raise ValueError(f"keep={self.keep} needs repo_metadata (a file with each repo's "
+                             f"{'date' if self.keep == 'newest' else 'stars'})")
+        return self
+
+
+class MixConfig(StrictModel):
+    """The language mix after dedup (``datagen.curate.mix``): weight < 1 keeps that share of a
+    language's files (a seeded content-hash choice), weight > 1 repeats them."""
+
+    weights: dict[str, float] = Field(default_factory=dict, description="language -> weight; empty = off")
+    default_weight: float = Field(1.0, ge=0.0, description="weight of languages not listed")
+    max_repeat: int = Field(4, ge=1, description="cap on the copies of one file")
+    seed: int = Field(0, description="salt of the content-hash choice")
+
+    @model_validator(mode="after")
+    def _check(self) -> MixConfig:
+        bad = sorted(k for k, w in self.weights.items() if w < 0)
+        if bad:
+            raise ValueError(f"weights: negative weight for {', '.join(bad)}")
+        return self
+
+    @property
+    def enabled(self) -> bool:
+        return bool(self.weights) or self.default_weight != 1.0
 
 
 class ShardsConfig(StrictModel):
@@ -59,6 +94,7 @@ class CptCorpusRecipe(StrictModel):
     executor: ExecutorConfig = ExecutorConfig()
     crawl: CrawlConfig = CrawlConfig()
     dedup: DedupConfig = DedupConfig()
+    mix: MixConfig = MixConfig()
     quality: QualityConfig = QualityConfig()
     decontam: DecontamConfig = DecontamConfig()
     syntax: SyntaxConfig = SyntaxConfig()

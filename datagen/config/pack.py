@@ -10,6 +10,60 @@ from datagen.config.base import StrictModel
 
 Format = Literal["parquet", "datatrove", "megatron"]
 MIN_DOC_TOKENS = 64  # a repo document holds its header, EOS and some code
+FIM_SLOTS = ("prefix", "middle", "suffix")
+
+
+class FimConfig(StrictModel):
+    """Fill-in-the-middle: a seeded share of files (or repo documents) rearranged into
+    prefix / suffix / middle with the tokenizer's FIM tokens (``datagen.pack.fim``)."""
+
+    rate: float = Field(0.0, ge=0.0, le=1.0, description="share of files (level=file) or documents "
+                        "(level=repo) rearranged; 0 = off")
+    spm_rate: float = Field(0.5, ge=0.0, le=1.0, description="share of the rearranged ones in SPM order "
+                            "(the rest PSM)")
+    level: Literal["file", "repo"] = Field("file", description="file: within each file; repo: the middle "
+                                           "is cut from one file of a document, the prefix and suffix "
+                                           "carry the other files")
+    split: Literal["char", "line"] = Field("char", description="cut points at code points or line starts")
+    seed: int = Field(0, description="salt of the per-document choice (content hash + seed)")
+    tokens: dict[str, str] = Field(
+        default_factory=dict, description="token names {prefix, middle, suffix}; default: the "
+        "tokenizer's <fim_prefix>... or <|fim_prefix|>...",
+    )
+    add_tokens: bool = Field(False, description="append named tokens the tokenizer lacks (ids after its "
+                             "vocabulary; the extended tokenizer is written to tokens/tokenizer.json)")
+
+    @model_validator(mode="after")
+    def _check(self) -> FimConfig:
+        unknown = sorted(set(self.tokens) - set(FIM_SLOTS))
+        if unknown or (self.tokens and len(self.tokens) != len(FIM_SLOTS)):
+            raise ValueError(f"tokens: give all of {', '.join(FIM_SLOTS)}"
+                             + (f" (unknown: {', '.join(unknown)})" if unknown else ""))
+        if self.tokens and len(set(self.tokens.values())) != len(FIM_SLOTS):
+            raise ValueError("tokens: the three FIM tokens must differ")
+        return self
+
+
+class LongConfig(StrictModel):
+    """Long-context buckets: repo documents by the token length of their repo; the longest
+    output takes ``share`` of its tokens from long documents (``datagen.pack.long``)."""
+
+    edges: list[int] = Field(
+        default_factory=lambda: [32768, 131072, 262144], min_length=1,
+        description="bucket edges in tokens: <e0, e0-e1, ..., >=last",
+    )
+    min_tokens: int = Field(32768, gt=0, description="documents of repos this long or longer are 'long'")
+    share: float | None = Field(
+        None, ge=0.0, le=1.0, description="share of long-document tokens in the longest seq_len's "
+        "output (the rest short documents, a seeded choice); null = every document",
+    )
+    seed: int = Field(0, description="salt of the choice of short documents")
+
+    @model_validator(mode="after")
+    def _check(self) -> LongConfig:
+        if any(b <= a for a, b in zip(self.edges, self.edges[1:])) or self.edges[0] <= 0:
+            raise ValueError("edges: positive and strictly increasing")
+        return self
 
 
 class PackConfig(StrictModel):
@@ -49,6 +103,8 @@ class PackConfig(StrictModel):
     )
     shard_tokens: int = Field(1 << 25, gt=0, description="tokens per token parquet shard")
     batch_bytes: int = Field(8 << 20, gt=0, description="text bytes per encode_batch call")
+    fim: FimConfig = FimConfig()
+    long: LongConfig = LongConfig()
 
     @model_validator(mode="after")
     def _check(self) -> PackConfig:

@@ -1,8 +1,9 @@
 """Global dedup decisions over the crawl output, in the build's DuckDB ``files`` table.
 
 - ``exact_dedup``: one representative per normalized-content hash. Among kept files with
-  the same ``content_hash`` the first by (repo, path) is kept; every other copy is dropped
-  with reason ``exact_duplicate`` and ``duplicate_of`` = the kept copy's file_id.
+  the same ``content_hash`` the one ``dedup.keep`` names is kept (default: the first by
+  (repo, path); ``datagen.curate.keep``); every other copy is dropped with reason
+  ``exact_duplicate`` and ``duplicate_of`` = the kept copy's file_id.
 - ``apply_near_dedup``: after exact dedup, cluster near-duplicates of the kept files
   (``datagen.curate.near_dedup``) and record the decisions (+ a ``clusters`` table).
 
@@ -17,19 +18,25 @@ import duckdb
 from datatrove.executor import LocalPipelineExecutor
 
 from datagen.config.curate import NearDedupConfig
+from datagen.curate.keep import KeepRule
 from datagen.curate.near_dedup import near_dedup, useful_workers
 
 
-def exact_dedup(con: duckdb.DuckDBPyConnection, table: str = "files") -> int:
+def exact_dedup(con: duckdb.DuckDBPyConnection, table: str = "files", keep: KeepRule | None = None) -> int:
     """Mark exact duplicates in ``table``; returns how many were dropped."""
+    keep = keep or KeepRule()
+    join = ""
+    if keep.name in ("newest", "stars"):
+        keep.register(con)
+        join = "LEFT JOIN _keep_meta m ON m.repo = f.repo"
     con.execute(
         f"""
         CREATE OR REPLACE TEMP TABLE _exact AS
         SELECT file_id, rep FROM (
-            SELECT file_id,
-                   first(file_id) OVER (PARTITION BY content_hash ORDER BY repo, path) AS rep
-            FROM {table}
-            WHERE decision = 'kept' AND content_hash IS NOT NULL
+            SELECT f.file_id,
+                   first(f.file_id) OVER (PARTITION BY f.content_hash ORDER BY {keep.exact_order('f.')}) AS rep
+            FROM {table} f {join}
+            WHERE f.decision = 'kept' AND f.content_hash IS NOT NULL
         ) WHERE file_id <> rep
         """
     )
@@ -51,6 +58,7 @@ def apply_near_dedup(
     cfg: NearDedupConfig,
     workers: int,
     executor: type[LocalPipelineExecutor] = LocalPipelineExecutor,
+    keep: KeepRule | None = None,
 ) -> int:
     """Drop near-duplicates (reason ``near_duplicate``, ``duplicate_of`` = the cluster's
     representative), set ``cluster_id`` on every member, and fill table ``clusters``.
@@ -62,7 +70,7 @@ def apply_near_dedup(
     )
     parquets = [Path(p) for p in crawl_files]
     clusters = near_dedup(parquets, work / "near_dedup", cfg, useful_workers(parquets, workers),
-                          exclude=exclude, executor=executor)
+                          exclude=exclude, executor=executor, keep=keep)
     con.execute("CREATE OR REPLACE TEMP TABLE _near AS SELECT * FROM read_parquet(?)", [str(clusters)])
     con.execute("UPDATE files SET cluster_id = n.cluster_id FROM _near n WHERE files.file_id = n.file_id")
     con.execute(

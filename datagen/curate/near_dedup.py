@@ -13,7 +13,8 @@
    ``rep_threshold`` of it, the next unassigned file starts the next star, and so on:
    every dropped file has estimated Jaccard >= ``rep_threshold`` with the file kept for it.
 
-Representative rule: the longest file (bytes), then the smallest (repo, path, file_id).
+Representative rule: ``dedup.keep`` (``datagen.curate.keep``); by default the longest
+file (bytes), then the smallest (repo, path, file_id).
 ``cluster_id`` is the representative's ``file_id``.
 """
 
@@ -32,6 +33,7 @@ from datatrove.executor import LocalPipelineExecutor
 from datatrove.pipeline.base import PipelineStep
 
 from datagen.config.curate import NearDedupConfig
+from datagen.curate.keep import KeepRule
 from datagen.curate.minhash import band_hashes, estimated_jaccard, signatures
 from datagen.memory import release_memory
 
@@ -230,8 +232,10 @@ def _components(pairs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         label = new
 
 
-def cluster(out: Path, cfg: NearDedupConfig, ranks: int) -> Path:
-    """Stage 3: verify candidates, union them, pick representatives -> clusters.parquet."""
+def cluster(out: Path, cfg: NearDedupConfig, ranks: int, rule: KeepRule | None = None) -> Path:
+    """Stage 3: verify candidates, union them, pick representatives (``rule``) ->
+    ``clusters<rule>.parquet``."""
+    rule = rule or KeepRule()
     sig_mm: dict[int, np.ndarray] = {}
     for r in range(ranks):
         path = out / "sigs" / f"{r:05d}.sig"
@@ -247,7 +251,7 @@ def cluster(out: Path, cfg: NearDedupConfig, ranks: int) -> Path:
             estimated_jaccard(_gather(sig_mm, chunk[:, 0]), _gather(sig_mm, chunk[:, 1])) >= cfg.threshold
         )
     pairs = pairs[keep]
-    target = out / "clusters.parquet"
+    target = out / f"clusters{rule.cache_key}.parquet"
     if not len(pairs):
         pq.write_table(CLUSTER_SCHEMA.empty_table(), target)
         return target
@@ -263,9 +267,7 @@ def cluster(out: Path, cfg: NearDedupConfig, ranks: int) -> Path:
             .append_column("label", pa.array(label[sel]))
             .append_column("gid", pa.array(nodes[sel]))
         )
-    members = pl.from_arrow(pa.concat_tables(parts)).sort(
-        ["label", "bytes", "repo", "path", "file_id"], descending=[False, True, False, False, False]
-    )
+    members = rule.sort_members(pl.from_arrow(pa.concat_tables(parts)))
     rep = _stars(members["label"].to_numpy(), _gather(sig_mm, members["gid"].to_numpy()), cfg.rep_threshold)
     return _write_clusters(members.with_columns(pl.Series("rep", rep)), target)
 
@@ -354,6 +356,7 @@ def near_dedup(
     workers: int = 1,
     exclude: Path | None = None,
     executor: type[LocalPipelineExecutor] = LocalPipelineExecutor,
+    keep: KeepRule | None = None,
 ) -> Path:
     """Cluster near-duplicate kept files of the crawl parquets; returns a parquet of
     ``(file_id, cluster_id, cluster_size, duplicate_of)`` with one row per member of a
@@ -364,7 +367,8 @@ def near_dedup(
     tasks = max(1, min(workers, len(crawl_parquets)))
     band_tasks = max(1, min(workers, cfg.bands))
     out = _stage_dir([Path(p) for p in crawl_parquets], Path(work_dir), cfg, exclude, tasks, band_tasks)
-    target = out / "clusters.parquet"
+    keep = keep or KeepRule()
+    target = out / f"clusters{keep.cache_key}.parquet"
     if target.exists():
         return target
 
@@ -380,4 +384,4 @@ def near_dedup(
         workers=band_tasks,
         logging_dir=str(out / "logs" / "buckets"),
     ).run()
-    return cluster(out, cfg, tasks)
+    return cluster(out, cfg, tasks, keep)

@@ -84,6 +84,63 @@ DOC_TOKENS = histogram(
      ("64k-256k", 64e3, 256e3), ("≥256k", 256e3, None)], "tokens", ylabel="documents")
 
 
+
+def _language_mix_rows(db: Db) -> list[tuple] | str:
+    if skip := db.missing("language_mix", "lang", "weight", "bytes_before", "bytes_after", "tokens_before"):
+        return skip
+    return db.rows(
+        "SELECT lang, weight, files_before, files_after, "
+        "CASE WHEN tokens_before IS NULL THEN 'bytes' ELSE 'tokens' END AS unit, "
+        "coalesce(tokens_before, bytes_before) AS before, coalesce(tokens_after, bytes_after) AS after "
+        f"FROM language_mix WHERE {db.where('language_mix')} ORDER BY before DESC, lang")
+
+
+def _language_mix_draw(fig: Figure, chart: Chart) -> None:
+    from matplotlib.ticker import EngFormatter
+
+    ax = fig.add_subplot()
+    labels = [f"{r[0] or '(none)'} ×{r[1]:g}" for r in chart.rows]
+    ys = range(len(labels))
+    ax.barh([y - 0.2 for y in ys], [r[5] for r in chart.rows], height=0.4, label="before", color=DROPPED)
+    ax.barh([y + 0.2 for y in ys], [r[6] for r in chart.rows], height=0.4, label="after", color=KEPT)
+    ax.set_yticks(list(ys), labels)
+    ax.invert_yaxis()
+    ax.set_xlabel(chart.rows[0][4] if chart.rows else "tokens")
+    ax.xaxis.set_major_formatter(EngFormatter(sep=" "))
+    ax.legend(fontsize=8, loc="lower right")
+    ax.spines[["top", "right"]].set_visible(False)
+
+
+LANGUAGE_MIX = ChartSpec(
+    "language_mix", "Language mix: before and after `mix.weights`",
+    "Per language (label: its weight), the train split's file tokens (bytes without a tokenizer) after dedup "
+    "and after the mix's down-sampling and repeats (`language_mix`).",
+    ["lang", "weight", "files_before", "files_after", "unit", "before", "after"],
+    query=_language_mix_rows, draw=_language_mix_draw)
+
+
+def _long_buckets_rows(db: Db) -> list[tuple] | str:
+    if skip := db.missing("long_buckets", "split", "bucket", "tokens", "selected_tokens"):
+        return skip
+    return db.rows(
+        "SELECT split, bucket, long, documents, tokens, selected_documents, selected_tokens "
+        f"FROM long_buckets WHERE {db.where('long_buckets')} AND documents > 0 ORDER BY split, min_tokens")
+
+
+def _long_buckets_draw(fig: Figure, chart: Chart) -> None:
+    labels = [f"{r[0]} {r[1]}" for r in chart.rows]
+    _stacked(fig, labels, [("in the longest output", [r[6] for r in chart.rows], KEPT),
+                           ("left out", [r[4] - r[6] for r in chart.rows], DROPPED)], "tokens")
+
+
+LONG_BUCKETS = ChartSpec(
+    "long_buckets", "Long-context buckets",
+    "Repo documents by their repo's token length (`long_buckets`, `pack.long.edges`): tokens, and those the "
+    "longest sequence length's output took (`pack.long.share`).",
+    ["split", "bucket", "long", "documents", "tokens", "selected_documents", "selected_tokens"],
+    query=_long_buckets_rows, draw=_long_buckets_draw)
+
+
 # tasks -----------------------------------------------------------------------------------
 def _outcomes(db: Db, table: str, status: str) -> list[tuple] | str:
     if skip := db.missing(table, "status", "reason"):
@@ -203,6 +260,7 @@ LEDGER = ChartSpec(
 # every chart of the report, in page order
 ALL_CHARTS: list[ChartSpec] = [
     FILES_BY_OUTCOME, KEPT_BYTES_BY_LANG, LICENSES, FILE_SIZES, CLUSTER_SIZES, SYNTAX_ERROR_RATIO, TOKEN_COUNTS,
-    DOC_TOKENS, CANDIDATE_OUTCOMES, TASK_YIELD, TASK_SIZES, POOL_OUTCOMES, PASS_RATES, TEACHER_CALLS, TEACHER_COST,
+    DOC_TOKENS, LANGUAGE_MIX, LONG_BUCKETS, CANDIDATE_OUTCOMES, TASK_YIELD, TASK_SIZES, POOL_OUTCOMES, PASS_RATES,
+    TEACHER_CALLS, TEACHER_COST,
     LEDGER,
 ]

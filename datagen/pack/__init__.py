@@ -10,6 +10,9 @@ Floors, bottom up:
 - ``docs``: a repo's ordered files -> documents (``doc_header``, ``file_header`` + text per
   file, EOS), cut between files at ``doc_max_tokens``.
 - ``tokenize``: a local Hugging Face tokenizer; ``encode_batch`` into numpy.
+- ``fim``: fill-in-the-middle (``pack.fim``): which files or documents, the cuts, PSM / SPM.
+- ``long``: long-context buckets of repo documents and the longest output's long share
+  (``pack.long``).
 - ``packer``: concatenate-and-split into exactly ``seq_len`` tokens, with ``cu_seqlens``,
   per-segment document ids, position ids restarting per document, loss mask (0 on padding).
 - ``writers`` / ``corpus``: ``OUT/tokens/<seq_len>/<split>-NNNNN-of-NNNNN.parquet``,

@@ -45,6 +45,12 @@ class RepoDoc:
     # the doc header and EOS count to "")
     lang_tokens: dict[str, int] = field(default_factory=dict)
     text: str = ""  # filled only when the caller asks (tests, small runs)
+    spans: list[tuple[int, int]] = field(default_factory=list)  # token range of each file_ids entry
+    file_rows: list[int] = field(default_factory=list)  # index in the repo's rows of each file_ids entry
+    bucket: str | None = None  # length bucket of the repo (pack.long.edges)
+    long: bool = False  # the bucket counts as long (pack.long.min_tokens)
+    fim: str | None = None  # psm / spm (pack.fim.level=repo)
+    fim_files: int = 0  # files rearranged inside (pack.fim.level=file)
 
 
 def doc_id_of(split: str, repo: str, part: int) -> str:
@@ -83,9 +89,11 @@ def build_docs(
     file_ids: list[str] = []
     file_langs: list[str] = []
     lang_tokens: dict[str, int] = {}
+    spans: list[tuple[int, int]] = []
+    file_rows: list[int] = []
 
     def close() -> None:
-        nonlocal parts, texts, used, file_ids, file_langs, lang_tokens
+        nonlocal parts, texts, used, file_ids, file_langs, lang_tokens, spans, file_rows
         if not parts:
             return
         tokens = np.concatenate([header, *parts, np.array([eos_id], dtype=header.dtype)])
@@ -93,8 +101,18 @@ def build_docs(
         part = len(docs)
         text = (pieces[0] + "".join(texts)) if keep_text and pieces is not None else ""
         docs.append(RepoDoc(doc_id_of(split, repo, part), repo, split, part, tokens,
-                            file_ids, file_langs, lang_tokens, text))
-        parts, texts, used, file_ids, file_langs, lang_tokens = [], [], 0, [], [], {}
+                            file_ids, file_langs, lang_tokens, text, spans, file_rows))
+        parts, texts, used, file_ids, file_langs, lang_tokens, spans, file_rows = [], [], 0, [], [], {}, [], []
+
+    def take(chunk: np.ndarray, row: SourceRow, i: int) -> None:
+        nonlocal used
+        parts.append(chunk)
+        file_rows.append(i)
+        file_ids.append(row.id)
+        file_langs.append(row.lang)
+        spans.append((len(header) + used, len(header) + used + len(chunk)))
+        lang_tokens[row.lang] = lang_tokens.get(row.lang, 0) + len(chunk)
+        used += len(chunk)
 
     for i, row in enumerate(rows):
         ids = piece_ids[i + 1]
@@ -103,20 +121,10 @@ def build_docs(
             close()
         start = 0
         while len(ids) - start > room:  # a file alone is longer than a document
-            chunk = ids[start : start + room]
-            parts.append(chunk)
-            file_ids.append(row.id)
-            file_langs.append(row.lang)
-            lang_tokens[row.lang] = lang_tokens.get(row.lang, 0) + len(chunk)
-            used += len(chunk)
+            take(ids[start : start + room], row, i)
             start += room
             close()
-        rest = ids[start:]
-        parts.append(rest)
+        take(ids[start:], row, i)
         texts.append(piece_text if start == 0 else "")
-        file_ids.append(row.id)
-        file_langs.append(row.lang)
-        lang_tokens[row.lang] = lang_tokens.get(row.lang, 0) + len(rest)
-        used += len(rest)
     close()
     return docs

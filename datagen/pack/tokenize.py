@@ -34,6 +34,7 @@ class LoadedTokenizer:
     pad_id: int
     vocab_size: int
     _context_cache: dict[str, list[int]] = field(default_factory=dict, repr=False)
+    _prefix_probe: bool | None = field(default=None, repr=False)
 
     @property
     def token_size(self) -> int:
@@ -76,6 +77,36 @@ class LoadedTokenizer:
             k += len(group)
             out.append(piece_ids if len(piece_ids) == len(group) else self._joined(group))
         return out
+
+    def encode_parts(self, texts: list[str], contexts: list[str]) -> list[np.ndarray]:
+        """Ids of each text tokenized on its own, so that no token spans into a neighbour
+        (fill-in-the-middle parts). A text is encoded after its context (the character
+        before it), whose ids are cut off again, so tokenizers that prefix every text
+        (SentencePiece ``▁``) give the ids it has in place; where the context merges into
+        the text's first token (a cut inside a word), the text is encoded alone. Tokenizers
+        that encode a text alone as they do in place (byte-level BPE) skip the context."""
+        if not self._prefixes():
+            return self._encode_ids(texts)
+        out = self._encode_ids([c + t for c, t in zip(contexts, texts, strict=True)])
+        alone: list[int] = []
+        for k, (ctx, ids) in enumerate(zip(contexts, out, strict=True)):
+            head = self._context_ids(ctx)
+            if ids[: len(head)].tolist() == head:
+                out[k] = ids[len(head):]
+            else:
+                alone.append(k)
+        for k, ids in zip(alone, self._encode_ids([texts[k] for k in alone]), strict=True):
+            out[k] = ids
+        return out
+
+    def _prefixes(self) -> bool:
+        """Whether a text encoded alone gets other ids than in place (a SentencePiece ``▁``
+        prefix, a Metaspace first-word marker): probed once on a few texts."""
+        if self._prefix_probe is None:
+            probes = ["x = 1", "def f", "y"]
+            self._prefix_probe = any(
+                self._context_ids("\n" + t)[len(self._context_ids("\n")):] != self._context_ids(t) for t in probes)
+        return self._prefix_probe
 
     def _encode_ids(self, texts: list[str]) -> list[np.ndarray]:
         """The ids of each text (int32), encoded in calls of about ``ENCODE_CHARS``

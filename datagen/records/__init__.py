@@ -2,7 +2,14 @@
 
 from datagen.records.base import Record
 from datagen.records.core import DROP_REASONS, ClusterRow, CodeFile, DropReason, FileRow, RunRow, ShardRow, reason_key
-from datagen.records.pack import PackOutputRow, RepoDocRow, RepoOrderRow, TokenCountRow
+from datagen.records.pack import (
+    LanguageMixRow,
+    LongBucketRow,
+    PackOutputRow,
+    RepoDocRow,
+    RepoOrderRow,
+    TokenCountRow,
+)
 from datagen.records.pool import AuxCheck, ChatMessage, LedgerRow, PoolDropRow, PoolRow, PoolTaskInput
 from datagen.records.score import AttemptRow, DifficultyRow, QualityLabel, ScoreRow
 from datagen.records.tasks import CandidateRow, RepoBaselineRow, RunResult, TaskRecord, TaskRow, ValidationRow
@@ -12,7 +19,7 @@ from datagen.records.teacher import TeacherCall
 TABLES: list[type[Record]] = [
     RunRow, FileRow, ShardRow, ValidationRow, TeacherCall,
     RepoOrderRow, RepoDocRow, TokenCountRow, PackOutputRow,
-    ClusterRow,
+    ClusterRow, LanguageMixRow, LongBucketRow,
     RepoBaselineRow, CandidateRow, TaskRow,
     ScoreRow, AttemptRow, DifficultyRow,
     PoolRow, PoolDropRow, LedgerRow,
@@ -25,5 +32,6 @@ __all__ = [
     "ValidationRow", "TeacherCall", "RepoOrderRow", "RepoDocRow", "TokenCountRow", "PackOutputRow",
     "CandidateRow", "TaskRow", "RepoBaselineRow", "ScoreRow", "AttemptRow", "DifficultyRow",
     "PoolRow", "PoolDropRow", "LedgerRow", "QualityLabel", "ChatMessage", "AuxCheck", "PoolTaskInput",
+    "LanguageMixRow", "LongBucketRow",
     "TABLES", "DATASET_RECORDS", "DropReason", "DROP_REASONS", "reason_key",
 ]

@@ -20,7 +20,7 @@ DropReason = Literal[
     "too_few_lines", "max_line_length", "avg_line_length", "alnum_fraction", "data_lines",
     "eval_repo", "contaminated", "syntax_errors", "perplexity", "quality_model",
     # global decisions
-    "exact_duplicate", "near_duplicate",
+    "exact_duplicate", "near_duplicate", "mix_downsampled",
 ]
 """Why a file was dropped: ``files.reason`` is one of these, optionally followed by
 ``": detail"`` (e.g. ``broken_repo: fatal: not a git repository``)."""
@@ -66,6 +66,9 @@ class FileRow(Record):
     decision: Literal["kept", "dropped"]
     reason: str | None = Field(None, description="why the file was dropped, e.g. 'binary'")
     duplicate_of: str | None = Field(None, description="file_id of the kept copy")
+    mix_repeats: int | None = Field(
+        None, description="copies of the file in the shards after the language mix (null: mix off)"
+    )
     shard: str | None = Field(None, description="shard path relative to the output folder")
     source: str = Field(description="the input this repo came from (path as given)")
     max_line_length: int | None = None
@@ -100,7 +103,7 @@ class ClusterRow(Record):
     run_id: str
     cluster_id: str = Field(description="the representative's file_id")
     size: int = Field(description="files in the cluster (kept representative included)")
-    representative: str = Field(description="file_id kept: longest, then by (repo, path)")
+    representative: str = Field(description="file_id kept, by dedup.keep (default: longest, then by (repo, path))")
 
 
 class ShardRow(Record):

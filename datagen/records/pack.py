@@ -71,3 +71,49 @@ class RepoDocRow(Record):
     part: int = Field(description="0, 1, ... when a repo is cut into several documents")
     tokens: int = Field(description="tokens, EOS included")
     file_ids: list[str]
+    bucket: str | None = Field(
+        None, description="length bucket of the repo's tokens (pack.long.edges), e.g. '32k-128k'"
+    )
+    long_output: bool | None = Field(
+        None, description="in the longest seq_len's output (false: left out by pack.long.share)"
+    )
+    fim: str | None = Field(None, description="psm / spm: a repo-level fill-in-the-middle document")
+    fim_files: int = Field(0, description="files rearranged for fill-in-the-middle inside it (level=file)")
+
+
+class LanguageMixRow(Record):
+    """One language before and after ``mix.weights`` (train split; held-out repos are not mixed)."""
+
+    __table__ = "language_mix"
+    __primary_key__ = ("run_id", "lang")
+
+    run_id: str
+    lang: str
+    weight: float
+    files_before: int = Field(description="kept files after dedup")
+    files_after: int = Field(description="distinct files kept by the mix")
+    downsampled: int = Field(description="files dropped: mix_downsampled")
+    repeated: int = Field(description="files written more than once")
+    bytes_before: int
+    bytes_after: int = Field(description="bytes in the shards, copies included")
+    tokens_before: int | None = Field(None, description="file tokens (header + text) before; null without a tokenizer")
+    tokens_after: int | None = Field(None, description="file tokens in the packed outputs, copies included")
+
+
+class LongBucketRow(Record):
+    """Repo documents of one length bucket in one split, and what the longest output took."""
+
+    __table__ = "long_buckets"
+    __primary_key__ = ("run_id", "split", "bucket")
+
+    run_id: str
+    split: str
+    bucket: str
+    min_tokens: int = Field(description="repo tokens from (inclusive)")
+    max_tokens: int | None = Field(None, description="repo tokens up to (exclusive); null = no bound")
+    long: bool = Field(description="counts as long for pack.long.share")
+    documents: int
+    tokens: int
+    selected_documents: int = Field(description="documents in the longest seq_len's output")
+    selected_tokens: int
+    seq_len: int = Field(description="the output the selection is for")

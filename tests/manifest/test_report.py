@@ -142,7 +142,7 @@ def test_report_is_deterministic(built, tmp_path):
     assert report(str(built / "manifest.duckdb"), "-d", str(second)).returncode == 0
     names = sorted(p.name for p in first.iterdir())
     assert names == sorted(p.name for p in second.iterdir()) and {"index.md", "report.html"} <= set(names)
-    assert len(names) == 10  # 8 charts drawn (licenses, file and document sizes too), the page, index.md
+    assert len(names) == 11  # 9 charts drawn (licenses, file and document sizes, long buckets too), page, index.md
     for name in names:
         assert (first / name).read_bytes() == (second / name).read_bytes(), name
     # the build's only run: --run-id selects the same rows, so the same pictures
