@@ -23,7 +23,7 @@ from datagen.config.sandbox import SandboxLimits
 from datagen.config.tasks import TasksRecipe
 from datagen.errors import SkipItem
 from datagen.sandbox.base import Sandbox
-from datagen.sandbox.env import EnvManager
+from datagen.sandbox.env import EnvManager, ensure_recorded, load_plan
 from datagen.synth.baseline import Baseline, SuiteRunner, measure_baseline
 from datagen.synth.candidates import Candidate
 from datagen.synth.check import Verdict, check_changes
@@ -83,11 +83,22 @@ class _TasksStage(RepoStage):
         Raises ``SkipItem`` when the environment cannot be built."""
         work = Path(self.work)
         src, runner = work / "src" / repo, self.runners[repo]
-        env = EnvManager(self.cfg.env, sandbox, self.cfg.sandbox.limits).ensure(src) if runner == "pytest" else None
+        env = self._env(repo, src, sandbox) if runner == "pytest" else None
         scratch = work / "scratch"
         scratch.mkdir(parents=True, exist_ok=True)
         ro = tuple(Path(p) for p in self.cfg.sandbox.ro_paths)
         return SuiteRunner(runner, src, sandbox, run_limits(self.cfg), env, scratch, ro)
+
+
+    def _env(self, repo: str, src: Path, sandbox: Sandbox):
+        """The repo's env from its plan: a repaired one in ``<work>/env-plans/<repo>.json``
+        (written by the teacher's repair), else the user's or the rules'; what happened is
+        kept in ``<work>/envs/<repo>.json`` for the ``repo_envs`` table."""
+        work = Path(self.work)
+        manager = EnvManager(self.cfg.env, sandbox, self.cfg.sandbox.limits)
+        repaired = work / "env-plans" / f"{repo}.json"
+        plan = load_plan(repaired, "keep") if repaired.is_file() else None
+        return ensure_recorded(manager, src, work / "envs" / f"{repo}.json", repo, plan)
 
 
 class BaselineStage(_TasksStage):

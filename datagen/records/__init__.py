@@ -2,6 +2,7 @@
 
 from datagen.records.base import Record
 from datagen.records.core import DROP_REASONS, ClusterRow, CodeFile, DropReason, FileRow, RunRow, ShardRow, reason_key
+from datagen.records.env import RepoEnvRow
 from datagen.records.pack import PackOutputRow, RepoDocRow, RepoOrderRow, TokenCountRow
 from datagen.records.pool import AuxCheck, ChatMessage, LedgerRow, PoolDropRow, PoolRow, PoolTaskInput
 from datagen.records.score import AttemptRow, DifficultyRow, ScoreRow
@@ -13,7 +14,7 @@ TABLES: list[type[Record]] = [
     RunRow, FileRow, ShardRow, ValidationRow, TeacherCall,
     RepoOrderRow, RepoDocRow, TokenCountRow, PackOutputRow,
     ClusterRow,
-    RepoBaselineRow, CandidateRow, TaskRow,
+    RepoBaselineRow, CandidateRow, TaskRow, RepoEnvRow,
     ScoreRow, AttemptRow, DifficultyRow,
     PoolRow, PoolDropRow, LedgerRow,
 ]
@@ -24,6 +25,6 @@ __all__ = [
     "Record", "RunRow", "FileRow", "ShardRow", "ClusterRow", "CodeFile", "TaskRecord", "RunResult",
     "ValidationRow", "TeacherCall", "RepoOrderRow", "RepoDocRow", "TokenCountRow", "PackOutputRow",
     "CandidateRow", "TaskRow", "RepoBaselineRow", "ScoreRow", "AttemptRow", "DifficultyRow",
-    "PoolRow", "PoolDropRow", "LedgerRow", "ChatMessage", "AuxCheck", "PoolTaskInput",
+    "PoolRow", "PoolDropRow", "LedgerRow", "RepoEnvRow", "ChatMessage", "AuxCheck", "PoolTaskInput",
     "TABLES", "DATASET_RECORDS", "DropReason", "DROP_REASONS", "reason_key",
 ]

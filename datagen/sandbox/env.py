@@ -97,15 +97,44 @@ def uv_binary() -> str | None:
         return shutil.which("uv")
 
 
-def load_plan(path: str | Path) -> EnvPlan:
-    """A plan file (JSON or YAML); its steps are marked ``source: user``."""
+def load_plan(path: str | Path, source: str = "user") -> EnvPlan:
+    """A plan file (JSON or YAML); its steps are marked ``source`` (a person's: ``user``)."""
     try:
         data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
         plan = EnvPlan.model_validate(data)
     except (OSError, yaml.YAMLError, ValueError) as exc:
         raise UserError(f"env plan {path}: {exc}") from None
-    plan.install = [s.model_copy(update={"source": "user"}) for s in plan.install]
+    if source != "keep":
+        plan.install = [s.model_copy(update={"source": source}) for s in plan.install]
     return plan
+
+
+def ensure_recorded(manager: EnvManager, src: Path, record: Path, name: str = "",
+                    plan: EnvPlan | None = None) -> PythonEnv:
+    """``manager.ensure`` that also writes what happened to ``record`` (JSON: env key,
+    the attempt's plan, steps, outcome), for the build's ``repo_envs`` row."""
+    plan = plan or manager.plan(src, name)
+    key = manager.key(src, plan)
+    record.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        env = manager.ensure(src, plan=plan, name=name)
+    except EnvSetupError as exc:
+        _write_record(record, key, manager, plan, exc)
+        raise
+    _write_record(record, key, manager, plan, None)
+    return env
+
+
+def _write_record(record: Path, key: str, manager: EnvManager, plan: EnvPlan, exc: EnvSetupError | None) -> None:
+    path = manager.cache_dir / key / "attempt.json"
+    attempt = json.loads(path.read_text()) if path.is_file() else {"plan": json.loads(plan.model_dump_json())}
+    if exc is not None:
+        attempt.setdefault("outcome", "failed")
+        attempt["error"], attempt["failed_step"] = str(exc), exc.step or attempt.get("failed_step", "")
+        attempt["log_tail"] = exc.log_tail or attempt.get("log_tail", "")
+    tmp = record.with_suffix(".tmp")
+    tmp.write_text(json.dumps({"env_key": key, **attempt}, indent=1))
+    tmp.replace(record)
 
 
 @dataclass
