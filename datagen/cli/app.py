@@ -9,6 +9,7 @@ import typer
 
 from datagen import __version__
 from datagen.cli import build, job, pool, report, runs, sandbox, sql, teacher
+from datagen.cli import env as env_cli
 from datagen.errors import UserError
 
 app = typer.Typer(
@@ -31,6 +32,7 @@ app.add_typer(pool.app, name="pool")
 app.command("sql")(sql.sql_command)
 app.command("runs")(runs.runs_command)
 app.add_typer(sandbox.app, name="sandbox")
+app.add_typer(env_cli.app, name="env")
 app.command("validate")(sandbox.validate_command)
 app.command("report")(report.report_command)
 

@@ -188,7 +188,7 @@ class EnvManager:
 
     def _base(self, plan: EnvPlan) -> tuple[str, str, str]:
         """(executable, base prefix, version) of the plan's interpreter (default: env.python)."""
-        if plan.toolchain and not self.config.python and self.config.pythons:
+        if plan.toolchain:
             try:
                 return _interpreter(plan.toolchain)
             except (OSError, subprocess.CalledProcessError):

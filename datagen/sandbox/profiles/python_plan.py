@@ -111,6 +111,10 @@ def python_plan(src: Path, pythons: list[str] | tuple[str, ...] = (), test_requi
         plan.install.append(InstallStep(name="test tools", kind="requirements", args=list(tools),
                                         origin="env.test_requirements"))
     plan.env = meta.tox_env()
+    if meta.unittest_named() and "python_files" not in meta.pytest_config():
+        # `test.py` / `tests.py` (unittest style) are not pytest's default file names
+        plan.env["PYTEST_ADDOPTS"] = '-o "python_files=test_*.py *_test.py test.py tests.py"'
+        plan.notes.append("test files named test.py / tests.py: pytest told to collect them (python_files)")
     plan.test_paths = meta.test_paths()
     plan.test_command = ["python", "-m", "pytest", *plan.test_paths]
     if not runtime:
@@ -316,6 +320,12 @@ class _Meta:
             if module in KNOWN_TEST_IMPORTS:
                 found.append(KNOWN_TEST_IMPORTS[module])
         return clean_specs(found, self.name)
+
+    def unittest_named(self) -> bool:
+        """Whether the repo's tests live in files named ``test.py`` / ``tests.py`` only."""
+        files = _test_files(self.src)
+        default = [p for p in files if re.match(r"^(?:test_.*|.*_test)\.py$", p.name)]
+        return not default and any(p.name in ("test.py", "tests.py") for p in files)
 
     def tox_commands(self) -> list[str]:
         if self.tox is None or not self.tox.has_section("testenv"):
