@@ -58,6 +58,7 @@ def print_tasks_summary(result, console: Console | None = None) -> None:
         repos.add_row(r.repo, r.runner or "-", str(r.tests), str(len(r.flaky_tests)),
                       f"{r.entities} ({r.covered_entities})", r.status + (f": {r.reason}" if r.reason else ""))
     console.print(repos)
+    _print_repo_outcomes(result, console)
     funnel = Table(title="candidates per strategy (funnel)", show_header=True)
     funnel.add_column("strategy")
     for stage in FUNNEL:
@@ -80,6 +81,18 @@ def print_tasks_summary(result, console: Console | None = None) -> None:
     for note in result.notes:
         console.print(f"[yellow]note:[/] {note}")
     console.print(f"replay them: datagen validate {result.output / 'tasks.jsonl'}")
+
+
+def _print_repo_outcomes(result, console: Console) -> None:
+    """Repos grouped by what became of them (yielded, env failed, no tests, ...)."""
+    yielded = {t.repo for t in result.tasks}
+    groups: dict[str, list[str]] = {}
+    for r in result.repos:
+        key = "yielded" if r.repo in yielded else (r.reason or "no tasks")
+        groups.setdefault(key, []).append(r.repo)
+    line = "; ".join(f"{k}: {len(v)}" + ("" if k == "yielded" else f" ({', '.join(v[:4])})")
+                     for k, v in sorted(groups.items(), key=lambda kv: (kv[0] != "yielded", kv[0])))
+    console.print(f"repos by outcome: {line}")
 
 
 def print_pool_summary(result, console: Console | None = None) -> None:
