@@ -23,7 +23,7 @@ from datagen.config.sandbox import SandboxLimits
 from datagen.config.tasks import TasksRecipe
 from datagen.errors import SkipItem
 from datagen.sandbox.base import Sandbox
-from datagen.sandbox.env import EnvManager, ensure_recorded, load_plan
+from datagen.sandbox.env import EnvManager, ensure_recorded, load_plan, write_generated
 from datagen.synth.baseline import Baseline, SuiteRunner, measure_baseline
 from datagen.synth.candidates import Candidate
 from datagen.synth.check import Verdict, check_changes
@@ -98,7 +98,9 @@ class _TasksStage(RepoStage):
         manager = EnvManager(self.cfg.env, sandbox, self.cfg.sandbox.limits)
         repaired = work / "env-plans" / f"{repo}.json"
         plan = load_plan(repaired, "keep") if repaired.is_file() else None
-        return ensure_recorded(manager, src, work / "envs" / f"{repo}.json", repo, plan)
+        env = ensure_recorded(manager, src, work / "envs" / f"{repo}.json", repo, plan)
+        write_generated(src, plan or manager.plan(src, repo))
+        return env
 
 
 class BaselineStage(_TasksStage):

@@ -46,10 +46,14 @@ class EnvPlan(Record):
     test_paths: list[str] = Field(default_factory=list, description="where the tests live (empty: runner default)")
     project_install: Literal["editable", "plain", "none"] = "none"
     notes: list[str] = Field(default_factory=list, description="fallbacks taken and guesses made")
+    write_files: dict[str, str] = Field(default_factory=dict, description="files the build backend would "
+                                        "generate in the working copy (e.g. a VCS version file), path -> text; "
+                                        "written into the source before tests run when missing")
 
     def key_material(self) -> str:
         """What decides the built env (the cache key hashes this with the dependency files)."""
-        return self.model_dump_json(include={"profile", "toolchain", "install", "env", "project_install"})
+        return self.model_dump_json(include={"profile", "toolchain", "install", "env", "project_install",
+                                             "write_files"})
 
 
 EnvOutcome = Literal["yielded", "no_tasks", "env_failed", "no_tests", "no_passing_tests", "suite_failed",

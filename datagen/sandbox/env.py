@@ -109,6 +109,16 @@ def load_plan(path: str | Path, source: str = "user") -> EnvPlan:
     return plan
 
 
+def write_generated(src: Path, plan: EnvPlan) -> None:
+    """Write the plan's ``write_files`` (build-generated files such as a VCS version file)
+    into ``src`` where they are missing, as an editable install would."""
+    for rel, text in plan.write_files.items():
+        path = (src / rel).resolve()
+        if src.resolve() in path.parents and not path.exists():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+
+
 def ensure_recorded(manager: EnvManager, src: Path, record: Path, name: str = "",
                     plan: EnvPlan | None = None) -> PythonEnv:
     """``manager.ensure`` that also writes what happened to ``record`` (JSON: env key,

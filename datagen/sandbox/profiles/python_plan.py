@@ -115,6 +115,9 @@ def python_plan(src: Path, pythons: list[str] | tuple[str, ...] = (), test_requi
         # `test.py` / `tests.py` (unittest style) are not pytest's default file names
         plan.env["PYTEST_ADDOPTS"] = '-o "python_files=test_*.py *_test.py test.py tests.py"'
         plan.notes.append("test files named test.py / tests.py: pytest told to collect them (python_files)")
+    plan.write_files = meta.generated_files()
+    if plan.write_files:
+        plan.notes.append(f"build-generated files written into the source: {', '.join(sorted(plan.write_files))}")
     plan.test_paths = meta.test_paths()
     plan.test_command = ["python", "-m", "pytest", *plan.test_paths]
     if not runtime:
@@ -320,6 +323,28 @@ class _Meta:
             if module in KNOWN_TEST_IMPORTS:
                 found.append(KNOWN_TEST_IMPORTS[module])
         return clean_specs(found, self.name)
+
+    def generated_files(self) -> dict[str, str]:
+        """VCS version files the build backend writes (hatch-vcs ``version-file``, setuptools-scm
+        ``write_to`` / ``version_file``) that the source lacks: the package imports them."""
+        paths = [self.tool.get("hatch", {}).get("build", {}).get("hooks", {}).get("vcs", {}).get("version-file"),
+                 self.tool.get("setuptools_scm", {}).get("write_to"),
+                 self.tool.get("setuptools_scm", {}).get("version_file")]
+        version = "0.0.0"
+        try:
+            pkg_info = (self.src / "PKG-INFO").read_text(encoding="utf-8", errors="replace")
+            version = re.search(r"^Version:\s*(\S+)", pkg_info, re.M).group(1)
+        except (OSError, AttributeError):
+            pass
+        parts = ", ".join(p if p.isdigit() else repr(p) for p in re.split(r"[.+]", version))
+        text = (f'__version__ = version = "{version}"\n__version_tuple__ = version_tuple = ({parts},)\n'
+                f'__all__ = ["__version__", "__version_tuple__", "version", "version_tuple"]\n')
+        out = {}
+        for p in paths:
+            if isinstance(p, str) and p.endswith(".py") and ".." not in p and not p.startswith("/") \
+                    and not (self.src / p).exists():
+                out[p] = text
+        return out
 
     def unittest_named(self) -> bool:
         """Whether the repo's tests live in files named ``test.py`` / ``tests.py`` only."""
