@@ -21,6 +21,7 @@ from datagen.crawl.rules import CrawlRules
 from datagen.crawl.sources import ListedFile, Repo
 from datagen.curate.secrets import SecretPack, redact_file_text
 from datagen.records.tasks import CandidateRow, RepoBaselineRow
+from datagen.sandbox.profiles.python_plan import generated_files
 from datagen.synth.baseline import Baseline
 from datagen.synth.candidates import Candidate, change_id, covered_entities, propose
 from datagen.synth.check import Verdict
@@ -126,6 +127,9 @@ def _snapshot(repo: Repo, snap: list[ListedFile], dest: Path, redact: bool, reda
             clean, found = redact_file_text(pack, f.path, text, redact_pii)
             if found:
                 path.write_text(clean, encoding="utf-8", newline="")
+    for rel, text in generated_files(dest).items():  # e.g. a .gitignored _version.py the package imports
+        (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+        (dest / rel).write_text(text, encoding="utf-8")
     done.touch()
     return dest
 

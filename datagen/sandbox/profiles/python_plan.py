@@ -125,6 +125,11 @@ def python_plan(src: Path, pythons: list[str] | tuple[str, ...] = (), test_requi
     return plan
 
 
+def generated_files(src: Path) -> dict[str, str]:
+    """Build-generated files (VCS version files) the repo's source lacks: path -> text."""
+    return _Meta(Path(src), "").generated_files()
+
+
 class _Meta:
     """The repo's dependency files, read once."""
 
