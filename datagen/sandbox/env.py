@@ -336,6 +336,13 @@ class _Builder:
             if cfg.system_site_packages:
                 venv_cmd.insert(3, "--system-site-packages")
         ok, why = self._run("venv", venv_cmd)
+        if not ok and self.uv:  # uv cannot make this interpreter's venv: the pip path
+            self.uv, self.attempt.installer = None, "pip"
+            self.scratch = {k: v for k, v in self.scratch.items() if not k.startswith("UV_")}
+            self.scratch["PIP_CACHE_DIR"] = str(self.target / ".pip-cache")
+            shutil.rmtree(self.venv, ignore_errors=True)
+            self.plan.notes.append(f"uv venv failed ({why[:200]}); built with pip")
+            return self._steps()
         if not ok:
             return self._fail("venv", why)
         if cfg.inherit_site_packages:
