@@ -152,3 +152,18 @@ def test_repo_env_rows_say_why_a_repo_yields_nothing(tmp_path):
         "env_failed", "dependencies (requirements.txt)", "boom", "k1", "rule")
     assert outcome_of(base.model_copy(update={"reason": "no_passing_tests"}), 0) == "no_passing_tests"
     assert outcome_of(base.model_copy(update={"status": "ok", "reason": None}), 3) == "yielded"
+
+
+def test_both_installers_build_and_record_the_attempt(tmp_path):
+    from datagen.sandbox.select import untrusted_sandbox
+    from tests.synth.buildkit import SITE
+
+    src = _tree(tmp_path / "repo", {"tests/test_a.py": "def test_a():\n    assert True\n"})
+    for installer in ("uv", "pip"):
+        cfg = EnvConfig(cache_dir=str(tmp_path / installer), installer=installer, inherit_site_packages=[SITE])
+        manager = EnvManager(cfg, untrusted_sandbox("auto"), SandboxLimits(timeout_s=60))
+        env = manager.ensure(src)
+        attempt = manager.attempt_of(src)
+        assert attempt["installer"] == installer and attempt["outcome"] == "ok"
+        assert [s["name"] for s in attempt["steps"]][:2] == ["venv", "inherit"]
+        assert Path(env.python).exists()

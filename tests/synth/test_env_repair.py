@@ -66,9 +66,7 @@ def test_teacher_rounds_until_a_plan_works(tmp_path, monkeypatch):
     assert result.rounds[1]["outcome"].startswith("no_passing_tests")
     assert result.rounds[2]["outcome"] == "works"
     assert result.plan is not None and result.plan.env["CALC_MODE"] == "on"
-    assert "tests/test_calc.py" in calls[0]["messages"][0]["content"] or "CALC_MODE" in \
-        calls[-1]["messages"][0]["content"]  # the teacher saw the failing output
-    assert attempt(result.plan) is None
+    assert "CALC_MODE" in calls[-1]["messages"][0]["content"]  # the teacher saw the failing output
 
 
 def test_no_round_is_spent_when_the_teacher_only_fails(tmp_path, monkeypatch):
