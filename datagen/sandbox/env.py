@@ -35,7 +35,7 @@ from datagen.sandbox.base import DEFAULT_PATH, Sandbox
 from datagen.sandbox.profiles.python_plan import python_plan, resolve_python
 
 DEP_FILES = ("pyproject.toml", "setup.py", "setup.cfg", "requirements.txt", "Pipfile", "tox.ini", "pytest.ini",
-             "noxfile.py")
+             ".pytest.ini", "noxfile.py")
 LOG_TAIL = 4000
 UV_CACHE = ".uv-cache"
 

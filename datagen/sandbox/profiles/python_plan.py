@@ -138,7 +138,8 @@ class _Meta:
         self.py = read_toml(src / "pyproject.toml") if (src / "pyproject.toml").is_file() else {}
         self.cfg = read_ini(src / "setup.cfg") if (src / "setup.cfg").is_file() else None
         self.tox = read_ini(src / "tox.ini") if (src / "tox.ini").is_file() else None
-        self.pytest_ini = read_ini(src / "pytest.ini") if (src / "pytest.ini").is_file() else None
+        ini = next((src / n for n in ("pytest.ini", ".pytest.ini") if (src / n).is_file()), None)
+        self.pytest_ini = read_ini(ini) if ini is not None else None
         self.setup = setup_py_calls(src / "setup.py") if (src / "setup.py").is_file() else {}
         self.pipfile = read_toml(src / "Pipfile") if (src / "Pipfile").is_file() else {}
         self.project = self.py.get("project", {}) if isinstance(self.py.get("project"), dict) else {}
