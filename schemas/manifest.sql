@@ -238,6 +238,28 @@ CREATE TABLE IF NOT EXISTS tasks (
     PRIMARY KEY (run_id, instance_id)
 );
 
+CREATE TABLE IF NOT EXISTS repo_envs (
+    run_id VARCHAR NOT NULL,
+    repo VARCHAR NOT NULL,
+    env_key VARCHAR NOT NULL,
+    profile VARCHAR NOT NULL,
+    plan VARCHAR NOT NULL,
+    plan_source VARCHAR NOT NULL,
+    step_sources VARCHAR NOT NULL,
+    toolchain VARCHAR NOT NULL,
+    toolchain_mismatch VARCHAR,
+    installer VARCHAR NOT NULL,
+    attempts BIGINT NOT NULL,
+    seconds DOUBLE NOT NULL,
+    outcome VARCHAR NOT NULL,
+    reason VARCHAR,
+    failed_step VARCHAR NOT NULL,
+    log_tail VARCHAR NOT NULL,
+    tasks BIGINT NOT NULL,
+    notes VARCHAR[] NOT NULL,
+    PRIMARY KEY (run_id, repo)
+);
+
 CREATE TABLE IF NOT EXISTS scores (
     run_id VARCHAR NOT NULL,
     item_id VARCHAR NOT NULL,

@@ -31,6 +31,7 @@ from rich.console import Console
 
 from datagen.builds.executors import StageRunner, submit_rest
 from datagen.builds.run import BuildRun
+from datagen.builds.tasks_env import repair_envs
 from datagen.builds.tasks_output import write_outputs
 from datagen.builds.tasks_stages import (
     RepoState,
@@ -112,13 +113,15 @@ def _build(cfg: TasksRecipe, out: Path, run: BuildRun, runner: StageRunner, repo
         notes.append("lm_rewrite and evolve skipped: no teacher (set teacher.base_url)")
     states: list[RepoState] = [prepare_repo(cfg, r, listed[r.name], out, run.work) for r in repos]
     measure_baselines(cfg, states, run.work, runner)
+    if teacher is not None and repair_envs(cfg, states, run.work, teacher, console):
+        measure_baselines(cfg, states, run.work, runner)  # the repaired plans' baselines
     ready = [s for s in states if s.baseline is not None and s.baseline.reason is None]
     proposed = propose_all(cfg, ready, teacher, console)
     verdicts = validate_all(cfg, ready, proposed, run.work, runner, "first")
     extra = grow(cfg, ready, proposed, verdicts, teacher, console)
     verdicts.update(validate_all(cfg, ready, extra, run.work, runner, "grown"))
     emitted, rows = emit_tasks(cfg, ready, proposed + extra, verdicts, teacher, run.run_id, console)
-    write_outputs(cfg, out, run.run_id, states, rows, emitted)
+    write_outputs(cfg, out, run.run_id, states, rows, emitted, run.work)
     return TasksResult(out, run.run_id, skipped=False, repos=[s.row for s in states], candidates=rows,
                        tasks=[e.record for e in emitted], notes=notes)
 

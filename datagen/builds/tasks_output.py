@@ -16,6 +16,7 @@ import yaml
 from datagen.config.tasks import TasksRecipe
 from datagen.manifest import Manifest
 from datagen.records import ShardRow
+from datagen.records.env import RepoEnvRow
 from datagen.records.hub import size_category
 from datagen.records.tasks import CandidateRow, RepoBaselineRow, TaskRecord, TaskRow
 from datagen.synth.emit import Emitted
@@ -25,7 +26,7 @@ REFERENCES = {"SWE-bench": "7-10 changed lines (median)", "CursorBench": "181 ch
 
 
 def write_outputs(cfg: TasksRecipe, out: Path, run_id: str, states, rows: list[CandidateRow],
-                  emitted: list[Emitted]) -> None:
+                  emitted: list[Emitted], work: Path | None = None) -> None:
     records = sorted((e.record for e in emitted), key=lambda r: r.instance_id)
     _write_jsonl(out / "tasks.jsonl", records)
     shard = _write_parquet(out / "data" / "train-00000-of-00001.parquet", records)
@@ -40,15 +41,60 @@ def write_outputs(cfg: TasksRecipe, out: Path, run_id: str, states, rows: list[C
                          statement_style=r.statement_style, statement_chars=len(r.problem_statement),
                          long_horizon=r.long_horizon) for r in records]
     baselines = [s.row.model_copy(update={"run_id": run_id}) for s in states]
+    counts: dict[str, int] = {}
+    for r in records:
+        counts[r.repo] = counts.get(r.repo, 0) + 1
+    envs = [repo_env_row(run_id, b, counts.get(b.repo, 0), work) for b in baselines]
     with Manifest(out) as m:
         m.execute("BEGIN TRANSACTION")
-        for table in ("candidates", "tasks", "repo_baselines", "shards"):
+        for table in ("candidates", "tasks", "repo_baselines", "shards", "repo_envs"):
             m.execute(f"DELETE FROM {table}")
         m.insert(RepoBaselineRow, baselines)
+        m.insert(RepoEnvRow, envs)
         m.insert(CandidateRow, rows)
         m.insert(TaskRow, task_rows)
         m.insert(ShardRow, [shard.model_copy(update={"run_id": run_id})])
         m.execute("COMMIT")
+
+
+def outcome_of(row: RepoBaselineRow, tasks: int) -> str:
+    """The repo's outcome in the ``repo_envs`` sense (what the report groups repos by)."""
+    if tasks:
+        return "yielded"
+    reason = row.reason or ""
+    if reason == "env_setup_failed":
+        return "env_failed"
+    if reason in ("no_tests", "no_passing_tests", "no_test_runner"):
+        return reason
+    if reason.startswith("suite_"):
+        return "suite_failed"
+    return "no_tasks" if row.status == "ok" else "skipped"
+
+
+def repo_env_row(run_id: str, row: RepoBaselineRow, tasks: int, work: Path | None) -> RepoEnvRow:
+    """The repo's ``repo_envs`` row from its baseline row and the env record its baseline
+    stage left in ``<work>/envs/<repo>.json`` (none when no env was built)."""
+    rec_path = work / "envs" / f"{row.repo}.json" if work is not None else None
+    rec = json.loads(rec_path.read_text()) if rec_path is not None and rec_path.is_file() else {}
+    rep_path = work / "env-repairs" / f"{row.repo}.json" if work is not None else None
+    rep = json.loads(rep_path.read_text()) if rep_path is not None and rep_path.is_file() else {}
+    tried = sum(1 for r in rep.get("rounds", []) if r.get("outcome") not in ("no usable answer", "changed nothing"))
+    plan = rec.get("plan") or {}
+    steps = plan.get("install") or []
+    sources = sorted({st.get("source", "rule") for st in steps}) or [""]
+    source = "user" if "user" in sources else "teacher" if "teacher" in sources else sources[0]
+    return RepoEnvRow(
+        run_id=run_id, repo=row.repo, env_key=rec.get("env_key", ""), profile=plan.get("profile", row.runner or ""),
+        plan=json.dumps(plan, sort_keys=True) if plan else "", plan_source=source if plan else "",
+        step_sources=json.dumps([{k: st.get(k, "") for k in ("name", "origin", "source")} for st in steps]),
+        toolchain=plan.get("toolchain", ""), toolchain_mismatch=plan.get("toolchain_mismatch"),
+        installer=rec.get("installer", ""), attempts=(1 if rec else 0) + tried,
+        seconds=round(float(rec.get("seconds", 0.0)) + float(rep.get("seconds", 0.0)), 2),
+        outcome=outcome_of(row, tasks), reason=row.reason,
+        failed_step=rec.get("failed_step", "") if rec.get("outcome") == "failed" else "",
+        log_tail=rec.get("log_tail", "") if rec.get("outcome") == "failed" else "", tasks=tasks,
+        notes=[*(plan.get("notes") or []),
+               *(f"repair round {r['round']}: {r['outcome']}" for r in rep.get("rounds", []))])
 
 
 def _write_jsonl(path: Path, records: list[TaskRecord]) -> None:

@@ -22,9 +22,11 @@ from datagen.builds.repo_stage import RepoStage, store_json
 from datagen.config.sandbox import SandboxLimits
 from datagen.config.tasks import TasksRecipe
 from datagen.errors import SkipItem
+from datagen.records.env import EnvPlan
 from datagen.sandbox.base import Sandbox
+from datagen.sandbox.env import EnvManager, PythonEnv, ensure_recorded, load_plan, write_generated
 from datagen.sandbox.profiles.registry import get_profile
-from datagen.sandbox.runners import ensure_env
+from datagen.sandbox.runners import as_profile_env, ensure_env
 from datagen.synth.baseline import Baseline, SuiteRunner, measure_baseline
 from datagen.synth.candidates import Candidate
 from datagen.synth.check import Verdict, check_changes
@@ -84,11 +86,27 @@ class _TasksStage(RepoStage):
         repo's profile. Raises ``SkipItem`` when the environment cannot be built."""
         work = Path(self.work)
         src, runner = work / "src" / repo, self.runners[repo]
-        env = ensure_env(get_profile(runner), src, self.cfg.env, sandbox, self.cfg.sandbox.limits)
+        if runner == "pytest":  # Python envs keep a record per repo for the repo_envs table
+            env = as_profile_env(runner, *self._env(repo, src, sandbox))
+        else:
+            env = ensure_env(get_profile(runner), src, self.cfg.env, sandbox, self.cfg.sandbox.limits)
         scratch = work / "scratch"
         scratch.mkdir(parents=True, exist_ok=True)
         ro = tuple(Path(p) for p in self.cfg.sandbox.ro_paths)
         return SuiteRunner(runner, src, sandbox, run_limits(self.cfg), env, scratch, ro)
+
+    def _env(self, repo: str, src: Path, sandbox: Sandbox) -> tuple[PythonEnv, EnvPlan]:
+        """The repo's env from its plan: a repaired one in ``<work>/env-plans/<repo>.json``
+        (written by the teacher's repair), else the user's or the rules'; what happened is
+        kept in ``<work>/envs/<repo>.json`` for the ``repo_envs`` table."""
+        work = Path(self.work)
+        manager = EnvManager(self.cfg.env, sandbox, self.cfg.sandbox.limits)
+        repaired = work / "env-plans" / f"{repo}.json"
+        plan = load_plan(repaired, "keep") if repaired.is_file() else None
+        env = ensure_recorded(manager, src, work / "envs" / f"{repo}.json", repo, plan)
+        plan = plan or manager.plan(src, repo)
+        write_generated(src, plan)
+        return env, plan
 
 
 class BaselineStage(_TasksStage):

@@ -19,8 +19,9 @@ from datagen.builds.tasks_sandbox import BaselineStage, ValidateStage, read_base
 from datagen.config.tasks import TasksRecipe
 from datagen.crawl.rules import CrawlRules
 from datagen.crawl.sources import ListedFile, Repo
-from datagen.curate.secrets import SecretPack
+from datagen.curate.secrets import SecretPack, redact_file_text
 from datagen.records.tasks import CandidateRow, RepoBaselineRow
+from datagen.sandbox.profiles.python_plan import generated_files
 from datagen.synth.baseline import Baseline
 from datagen.synth.candidates import Candidate, change_id, covered_entities, propose
 from datagen.synth.check import Verdict
@@ -69,7 +70,8 @@ def prepare_repo(cfg: TasksRecipe, repo: Repo, files: list[ListedFile], out: Pat
     if not CrawlRules.from_config(cfg.crawl).license_allowed(repo.license):
         return _skip(state, f"license:{repo.license or 'unknown'}")
     snap = snapshot_files(files)
-    state.src = _snapshot(repo, snap, work / "src" / repo.name, cfg.statement.redact_secrets)
+    state.src = _snapshot(repo, snap, work / "src" / repo.name, cfg.statement.redact_secrets,
+                          cfg.snapshot.redact_pii)
     state.texts = _texts(state.src, [f.path for f in snap])
     profile = detect_profile(state.src, [f.path for f in snap])
     # strategies target the repo's own code: not vendored, generated or minified files
@@ -112,8 +114,9 @@ def _skip(state: RepoState, reason: str) -> RepoState:
     return state
 
 
-def _snapshot(repo: Repo, snap: list[ListedFile], dest: Path, redact: bool) -> Path:
-    """The clean source in the work folder (kept across a resume: written once)."""
+def _snapshot(repo: Repo, snap: list[ListedFile], dest: Path, redact: bool, redact_pii: bool = True) -> Path:
+    """The clean source in the work folder (kept across a resume: written once); redacted
+    values become same-kind stand-ins, so packaging metadata still builds."""
     done = dest.parent / f"{repo.name}.done"
     if done.exists():
         return dest
@@ -128,9 +131,12 @@ def _snapshot(repo: Repo, snap: list[ListedFile], dest: Path, redact: bool) -> P
                 text = path.read_bytes().decode("utf-8")  # keep CRLF as it is
             except (UnicodeDecodeError, OSError):
                 continue
-            clean, found = pack.redact(text)
+            clean, found = redact_file_text(pack, f.path, text, redact_pii)
             if found:
                 path.write_text(clean, encoding="utf-8", newline="")
+    for rel, text in generated_files(dest).items():  # e.g. a .gitignored _version.py the package imports
+        (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+        (dest / rel).write_text(text, encoding="utf-8")
     done.touch()
     return dest
 

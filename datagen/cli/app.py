@@ -9,6 +9,7 @@ import typer
 
 from datagen import __version__
 from datagen.cli import build, job, pool, quality, report, runs, sandbox, serve, sql, teacher
+from datagen.cli import env as env_cli
 from datagen.errors import UserError
 
 app = typer.Typer(
@@ -33,6 +34,7 @@ app.add_typer(serve.app, name="serve")
 app.command("sql")(sql.sql_command)
 app.command("runs")(runs.runs_command)
 app.add_typer(sandbox.app, name="sandbox")
+app.add_typer(env_cli.app, name="env")
 app.command("validate")(sandbox.validate_command)
 app.command("report")(report.report_command)
 

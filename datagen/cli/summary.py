@@ -59,6 +59,7 @@ def print_tasks_summary(result, console: Console | None = None) -> None:
                       f"{r.entities} ({r.covered_entities})", r.status + (f": {r.reason}" if r.reason else ""))
     console.print(repos)
     _print_languages(result, console)
+    _print_repo_outcomes(result, console)
     funnel = Table(title="candidates per strategy (funnel)", show_header=True)
     funnel.add_column("strategy")
     for stage in FUNNEL:
@@ -99,6 +100,18 @@ def _print_languages(result, console: Console) -> None:
     for lang, (n_repos, n_cand, n_tasks) in sorted(per.items()):
         table.add_row(lang, str(n_repos), str(n_cand), str(n_tasks), f"{n_tasks / n_cand:.0%}" if n_cand else "-")
     console.print(table)
+
+
+def _print_repo_outcomes(result, console: Console) -> None:
+    """Repos grouped by what became of them (yielded, env failed, no tests, ...)."""
+    yielded = {t.repo for t in result.tasks}
+    groups: dict[str, list[str]] = {}
+    for r in result.repos:
+        key = "yielded" if r.repo in yielded else (r.reason or "no tasks")
+        groups.setdefault(key, []).append(r.repo)
+    line = "; ".join(f"{k}: {len(v)}" + ("" if k == "yielded" else f" ({', '.join(v[:4])})")
+                     for k, v in sorted(groups.items(), key=lambda kv: (kv[0] != "yielded", kv[0])))
+    console.print(f"repos by outcome: {line}")
 
 
 def print_pool_summary(result, console: Console | None = None) -> None:

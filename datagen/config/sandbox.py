@@ -58,6 +58,19 @@ class EnvConfig(StrictModel):
     )
     test_requirements: list[str] = Field(default_factory=lambda: ["pytest"])
     setup_timeout_s: float = Field(900.0, gt=0)
+    pythons: list[str] = Field(
+        default_factory=list,
+        description="interpreters to choose from (names such as python3.12, or paths; pyenv versions are "
+        "found too); the newest that fits the repo's requires-python (and classifiers) is used, a mismatch "
+        "is recorded in the plan. Empty: only `python` (or the running interpreter)")
+    installer: Literal["uv", "pip"] = Field("uv", description="uv (uv venv + uv pip install, one wheel cache "
+                                            "shared by all envs); pip, or when uv is not found")
+    repair_rounds: int = Field(3, ge=0, description="teacher rounds to repair a plan whose env fails to build, "
+                               "whose suite fails to collect or has no passing test (only with a teacher)")
+    plan: str | None = Field(None, description="a plan file (JSON or YAML EnvPlan) used for every repo; wins "
+                             "over rules and teacher")
+    overrides: dict[str, str] = Field(default_factory=dict, description="repo name -> plan file, for that repo; "
+                                      "wins over rules and teacher")
 
 
 class ValidationConfig(StrictModel):

@@ -60,6 +60,14 @@ class StatementConfig(StrictModel):
     redact_secrets: bool = Field(True, description="run the secrets step on statements and patches")
 
 
+class SnapshotConfig(StrictModel):
+    redact_pii: bool = Field(
+        True, description="replace e-mails and IP addresses in packaging metadata and license files too "
+        "(by stand-ins: name-hash@example.com, 192.0.2.x), as everywhere else; secrets are always replaced "
+        "(when statement.redact_secrets). On by default: tasks are published, and the stand-ins keep every "
+        "file valid, so keeping real addresses buys nothing; off keeps them there (they are public on PyPI)")
+
+
 class TasksRecipe(StrictModel):
     """``datagen build tasks``: repos with test suites -> verified agent tasks."""
 
@@ -71,6 +79,7 @@ class TasksRecipe(StrictModel):
                                      "validation): one datatrove task per repo on slurm or ray")
     seed: int = Field(0, description="seed of every random choice (same seed, same tasks)")
     crawl: CrawlConfig = CrawlConfig()
+    snapshot: SnapshotConfig = SnapshotConfig()
     sandbox: SandboxConfig = SandboxConfig()
     env: EnvConfig = EnvConfig(test_requirements=["pytest", "coverage"])
     baseline: BaselineConfig = BaselineConfig()

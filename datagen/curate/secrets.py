@@ -23,6 +23,7 @@ from datatrove.data import Document
 from datagen.config import load_yaml_pack
 from datagen.config.curate import SecretsConfig
 from datagen.curate.base import FileStep
+from datagen.curate.standins import standin
 from datagen.errors import UserError
 
 _RULE_KEYS = {
@@ -232,12 +233,18 @@ class SecretPack:
             return False
         return not self._allowed(rule, value)
 
-    def redact(self, text: str, rules: np.ndarray | None = None) -> tuple[str, Counter]:
-        """``text`` with every secret replaced by its placeholder, and counts per kind."""
+    def redact(self, text: str, rules: np.ndarray | None = None, standins: bool = False,
+               keep: frozenset[str] = frozenset()) -> tuple[str, Counter]:
+        """``text`` with every secret replaced by its placeholder, and counts per kind.
+        ``standins``: by a same-kind value instead (``curate/standins.py``), so the file
+        still parses; kinds in ``keep`` are left as they are (and not counted)."""
         counts: Counter = Counter()
         parts, pos = [], 0
         for start, end, rule in self.find(text, rules):
-            parts += [text[pos:start], rule.placeholder]
+            if rule.kind in keep:
+                continue
+            value = text[start:end]
+            parts += [text[pos:start], standin(rule.kind, value) if standins else rule.placeholder]
             counts[rule.kind] += 1
             pos = end
         parts.append(text[pos:])
@@ -285,3 +292,24 @@ class SecretsStep(FileStep):
             doc.text = text
             for kind, n in counts.items():
                 self.stat_update(f"secret_{kind}", value=n)
+
+
+# Files whose e-mails and IPs are public packaging or licensing facts (PyPI shows them),
+# kept when ``snapshot.redact_pii`` is off.
+METADATA_NAMES = frozenset({"pyproject.toml", "setup.cfg", "setup.py", "PKG-INFO", "METADATA", "package.json",
+                            "Cargo.toml", "pom.xml", "composer.json", "CITATION.cff", "codemeta.json"})
+LICENSE_STEMS = ("LICENSE", "LICENCE", "COPYING", "NOTICE", "AUTHORS", "CONTRIBUTORS", "MAINTAINERS")
+PII_KINDS = frozenset({"email", "ip_address"})
+
+
+def is_metadata_file(path: str) -> bool:
+    """Packaging metadata or a license / authors file (by name, any folder)."""
+    name = path.rsplit("/", 1)[-1]
+    return name in METADATA_NAMES or name.upper().startswith(LICENSE_STEMS)
+
+
+def redact_file_text(pack: SecretPack, path: str, text: str, redact_pii: bool) -> tuple[str, Counter]:
+    """A snapshot file's text with stand-ins (still valid for its parser). Secrets always go;
+    e-mails and IPs stay in metadata and license files unless ``redact_pii``."""
+    keep = PII_KINDS if not redact_pii and is_metadata_file(path) else frozenset()
+    return pack.redact(text, standins=True, keep=keep)

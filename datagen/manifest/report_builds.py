@@ -183,6 +183,28 @@ TASK_YIELD = ChartSpec(
     "Candidates per strategy and how many became tasks (yield = kept / candidates).",
     ["strategy", "candidates", "kept", "yield"], query=_task_yield_rows, draw=_task_yield_draw)
 
+def _repo_outcome_rows(db: Db) -> list[tuple] | str:
+    if skip := db.missing("repo_envs", "outcome", "failed_step"):
+        return skip
+    return db.rows(
+        "SELECT CASE WHEN outcome = 'env_failed' AND failed_step <> '' THEN 'env failed at ' || "
+        "regexp_replace(failed_step, ' \\(.*', '') ELSE outcome END AS outcome, count(*) AS repos, "
+        "string_agg(repo, ', ' ORDER BY repo) AS examples "
+        f"FROM repo_envs WHERE {db.where('repo_envs')} GROUP BY ALL ORDER BY repos DESC, outcome")
+
+
+def _repo_outcome_draw(fig: Figure, chart: Chart) -> None:
+    values = [r[1] for r in chart.rows]
+    _hbars(fig, [r[0] for r in chart.rows], values, [KEPT if r[0] == "yielded" else DROPPED for r in chart.rows],
+           [str(v) for v in values], "repos")
+
+
+REPO_OUTCOMES = ChartSpec(
+    "repo_outcomes", "Input repos by outcome",
+    "Every input repo of the tasks build (`repo_envs`): yielded tasks, or why not (env failed at which "
+    "install step, no tests, no passing tests, ...).",
+    ["outcome", "repos", "examples"], query=_repo_outcome_rows, draw=_repo_outcome_draw)
+
 TASK_SIZES = histogram(
     "task_sizes", "Fix size of the tasks", "Changed lines of each task's fix (`tasks.changed_lines`); "
     "SWE-bench fixes change ~7-10 lines.", "tasks", "changed_lines",
@@ -260,7 +282,7 @@ LEDGER = ChartSpec(
 # every chart of the report, in page order
 ALL_CHARTS: list[ChartSpec] = [
     FILES_BY_OUTCOME, KEPT_BYTES_BY_LANG, LICENSES, FILE_SIZES, CLUSTER_SIZES, SYNTAX_ERROR_RATIO, TOKEN_COUNTS,
-    DOC_TOKENS, LANGUAGE_MIX, LONG_BUCKETS, CANDIDATE_OUTCOMES, TASK_YIELD, TASK_SIZES, POOL_OUTCOMES, PASS_RATES,
-    TEACHER_CALLS, TEACHER_COST,
+    DOC_TOKENS, LANGUAGE_MIX, LONG_BUCKETS, REPO_OUTCOMES, CANDIDATE_OUTCOMES, TASK_YIELD, TASK_SIZES, POOL_OUTCOMES,
+    PASS_RATES, TEACHER_CALLS, TEACHER_COST,
     LEDGER,
 ]

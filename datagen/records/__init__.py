@@ -2,6 +2,7 @@
 
 from datagen.records.base import Record
 from datagen.records.core import DROP_REASONS, ClusterRow, CodeFile, DropReason, FileRow, RunRow, ShardRow, reason_key
+from datagen.records.env import RepoEnvRow
 from datagen.records.pack import (
     LanguageMixRow,
     LongBucketRow,
@@ -20,7 +21,7 @@ TABLES: list[type[Record]] = [
     RunRow, FileRow, ShardRow, ValidationRow, TeacherCall,
     RepoOrderRow, RepoDocRow, TokenCountRow, PackOutputRow,
     ClusterRow, LanguageMixRow, LongBucketRow,
-    RepoBaselineRow, CandidateRow, TaskRow,
+    RepoBaselineRow, CandidateRow, TaskRow, RepoEnvRow,
     ScoreRow, AttemptRow, DifficultyRow,
     PoolRow, PoolDropRow, LedgerRow,
 ]
@@ -31,7 +32,7 @@ __all__ = [
     "Record", "RunRow", "FileRow", "ShardRow", "ClusterRow", "CodeFile", "TaskRecord", "RunResult",
     "ValidationRow", "TeacherCall", "RepoOrderRow", "RepoDocRow", "TokenCountRow", "PackOutputRow",
     "CandidateRow", "TaskRow", "RepoBaselineRow", "ScoreRow", "AttemptRow", "DifficultyRow",
-    "PoolRow", "PoolDropRow", "LedgerRow", "QualityLabel", "ChatMessage", "AuxCheck", "PoolTaskInput",
+    "PoolRow", "PoolDropRow", "LedgerRow", "QualityLabel", "RepoEnvRow", "ChatMessage", "AuxCheck", "PoolTaskInput",
     "LanguageMixRow", "LongBucketRow",
     "TABLES", "DATASET_RECORDS", "DropReason", "DROP_REASONS", "reason_key",
 ]

@@ -46,7 +46,42 @@ class EnvPlan(Record):
     test_paths: list[str] = Field(default_factory=list, description="where the tests live (empty: runner default)")
     project_install: Literal["editable", "plain", "none"] = "none"
     notes: list[str] = Field(default_factory=list, description="fallbacks taken and guesses made")
+    write_files: dict[str, str] = Field(default_factory=dict, description="files the build backend would "
+                                        "generate in the working copy (e.g. a VCS version file), path -> text; "
+                                        "written into the source before tests run when missing")
 
     def key_material(self) -> str:
         """What decides the built env (the cache key hashes this with the dependency files)."""
-        return self.model_dump_json(include={"profile", "toolchain", "install", "env", "project_install"})
+        return self.model_dump_json(include={"profile", "toolchain", "install", "env", "project_install",
+                                             "write_files"})
+
+
+EnvOutcome = Literal["yielded", "no_tasks", "env_failed", "no_tests", "no_passing_tests", "suite_failed",
+                     "no_test_runner", "skipped"]
+
+
+class RepoEnvRow(Record):
+    """One input repo's environment as a build made it: the plan used, how it went, and why
+    the repo yields nothing when it does not (``datagen report`` groups repos by ``outcome``)."""
+
+    __table__ = "repo_envs"
+    __primary_key__ = ("run_id", "repo")
+
+    run_id: str
+    repo: str
+    env_key: str = Field("", description="the env's folder under env.cache_dir ('' when none was built)")
+    profile: str = Field("", description="the ecosystem profile: pytest, node, ...")
+    plan: str = Field("", description="the EnvPlan used, as JSON (edit it and pass it as env.overrides[repo])")
+    plan_source: str = Field("", description="rule | teacher | user: who made the plan that was kept")
+    step_sources: str = Field("", description="JSON list of {name, origin, source} per install step")
+    toolchain: str = Field("", description="the interpreter used")
+    toolchain_mismatch: str | None = None
+    installer: str = Field("", description="uv or pip")
+    attempts: int = Field(0, description="plans built: 1 for the rules' plan, plus one per teacher round")
+    seconds: float = Field(0.0, description="env build seconds (all attempts)")
+    outcome: EnvOutcome
+    reason: str | None = Field(None, description="the repo_baselines reason, when it yields nothing")
+    failed_step: str = Field("", description="the install step that failed")
+    log_tail: str = Field("", description="the failing step's log tail")
+    tasks: int = Field(0, description="tasks the repo yielded")
+    notes: list[str] = Field(default_factory=list)

@@ -48,7 +48,7 @@ def drawn_keys(page: Path) -> list[str]:
 def test_every_chart_of_the_three_builds_is_drawn_somewhere(reports):
     drawn = {key for page in reports.values() for key in drawn_keys(page)}
     assert drawn == {spec.key for spec in ALL_CHARTS}
-    assert set(drawn_keys(reports["tasks"])) == {"candidate_outcomes", "task_yield", "task_sizes"}
+    assert set(drawn_keys(reports["tasks"])) == {"repo_outcomes", "candidate_outcomes", "task_yield", "task_sizes"}
     text = reports["tasks"].read_text()
     assert "Files kept and dropped, by reason: skipped, `files` has no rows." in text
     assert not re.search(r"(src|href)=\"(https?:)?//", text)  # nothing is fetched to view it

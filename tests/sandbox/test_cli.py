@@ -151,7 +151,7 @@ def test_a_missing_command_is_named_with_exit_127(any_sandbox, workdir):
 @pytest.mark.slow
 def test_env_setup_failure_names_pips_error(bwrap, tmp_path, monkeypatch):
     repo = _tiny_repo(tmp_path, 5)
-    (repo / "requirements.txt").write_text("./no-such-package-dir\n")
+    (repo / "requirements.txt").write_text("nosuchpkg @ file:///no-such-package-dir\n")
     r = runner.invoke(app, ["sandbox", "run", "-w", str(repo), "--env", "auto",
                             "--set", f"env.cache_dir={tmp_path / 'envs'}",
                             "--set", f"env.inherit_site_packages=[{SITE}]", "--", "true"])
@@ -159,5 +159,5 @@ def test_env_setup_failure_names_pips_error(bwrap, tmp_path, monkeypatch):
 
     assert isinstance(r.exception, UserError)  # the CLI prints it as one line, exit 2
     message = str(r.exception)
-    assert "install requirements.txt failed (exit 1): ERROR:" in message
+    assert "dependencies (requirements.txt) failed (exit " in message
     assert "no-such-package-dir" in message and "failed.json" in message

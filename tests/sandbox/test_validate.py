@@ -120,14 +120,14 @@ def test_replay_notes_runs_stopped_by_a_limit(bwrap, tmp_path, calc_task):
 @pytest.mark.slow
 def test_env_failure_is_recorded_not_retried_unless_asked(bwrap, tmp_path, calc_task):
     repo = tmp_path / "calc"
-    (repo / "requirements.txt").write_text("./no-such-package-dir\n")
+    (repo / "requirements.txt").write_text("nosuchpkg @ file:///no-such-package-dir\n")
     git(repo, "add", "-A")
     git(repo, "commit", "-qm", "deps")
     fields = {**calc_task, "base_commit": git(repo, "rev-parse", "HEAD").strip()}
     row = Validator(recipe(tmp_path, reruns=1), bwrap).validate(task(fields), tmp_path)
     assert (row.status, row.reason) == ("error", "env_setup_failed")
-    # the note says why, in pip's words, not only "install requirements.txt failed (exit 1)"
-    assert "install requirements.txt failed (exit 1): ERROR:" in row.notes[0]
+    # the note says why, in the installer's words, not only "dependencies ... failed (exit 2)"
+    assert "dependencies (requirements.txt) failed (exit " in row.notes[0]
     assert "no-such-package-dir" in row.notes[0]
     failed = next((tmp_path / "envs").glob("*/failed.json"))
     assert "no-such-package-dir" in json.loads(failed.read_text())["log_tail"]

@@ -1,0 +1,169 @@
+"""The rules that derive a Python repo's EnvPlan from its files (pure: no sandbox, no network)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from datagen.builds.tasks_output import outcome_of, repo_env_row
+from datagen.config.sandbox import EnvConfig, SandboxLimits
+from datagen.records.env import EnvPlan
+from datagen.records.tasks import RepoBaselineRow
+from datagen.sandbox.env import EnvManager
+from datagen.sandbox.profiles.python_docker import render_dockerfile
+from datagen.sandbox.profiles.python_plan import interpreter_version, python_plan
+from datagen.sandbox.profiles.python_sources import is_test_name, setup_py_calls
+
+PYPROJECT = '''[project]
+name = "demo-pkg"
+requires-python = ">=3.10"
+dependencies = ["attrs>=21", "demo-pkg[fast]"]
+classifiers = ["Programming Language :: Python :: 3.10", "Programming Language :: Python :: 3.11"]
+[project.optional-dependencies]
+fast = ["orjson"]
+tests = ["pytest-mock", "demo-pkg[fast]"]
+docs = ["sphinx"]
+[dependency-groups]
+lint = ["ruff"]
+test = ["freezegun", {include-group = "typing"}]
+typing = ["mypy"]
+[tool.pytest.ini_options]
+testpaths = ["tests"]
+addopts = "--cov=demo -n 2"
+asyncio_mode = "auto"
+'''
+TOX = '''[testenv]
+deps =
+    -rrequirements/test.txt
+    py310: tomli
+    coverage
+extras = tests
+setenv =
+    TZ = UTC
+    HOME = {envtmpdir}
+commands = pytest tests {posargs}
+'''
+SETUP_PY = '''from setuptools import setup
+BASE = ["six>=1.10", "idna"]
+setup(name="legacy", install_requires=BASE + ["chardet"], extras_require={"testing": ["nose", "pytest"]},
+      tests_require=["mock"], python_requires=">=3.11")
+'''
+
+
+def _tree(root: Path, files: dict[str, str]) -> Path:
+    for path, text in files.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text)
+    return root
+
+
+def test_pep621_groups_tox_and_implied_plugins(tmp_path):
+    src = _tree(tmp_path, {"pyproject.toml": PYPROJECT, "tox.ini": TOX,
+                           "requirements/test.txt": "hypothesis>=6\n-e .\n",
+                           "requirements/docs.txt": "sphinx\n", "tests/test_a.py": "import freezegun\nimport yaml\n",
+                           "demo/__init__.py": ""})
+    plan = python_plan(src, pythons=[sys.executable], test_requirements=["pytest", "coverage"])
+    steps = {s.origin: s for s in plan.install}
+    assert steps["pyproject.toml [project] dependencies"].args == ["attrs>=21"]  # the self-extra left out
+    assert steps["pyproject.toml [project.optional-dependencies] tests"].args == ["pytest-mock", "orjson"]
+    assert steps["pyproject.toml [dependency-groups] test"].args == ["freezegun", "mypy"]
+    assert not any("lint" in o or "docs" in o for o in steps)
+    assert "hypothesis>=6" in steps["requirements/test.txt"].args
+    implied = steps["pytest options and test-file imports"].args
+    assert {"pytest-cov", "pytest-xdist", "pytest-asyncio", "PyYAML"} <= set(implied)
+    assert "freezegun" not in implied  # declared already
+    assert plan.install[-1].origin == "env.test_requirements" and plan.install[-1].args == ["pytest"]
+    assert [s.kind for s in plan.install][:2] == ["requirements", "project"] and plan.install[1].optional
+    assert plan.test_paths == ["tests"] and plan.test_command == ["python", "-m", "pytest", "tests"]
+    assert plan.env == {"TZ": "UTC"} and plan.toolchain_request == ">=3.10"
+
+
+def test_setup_py_is_read_not_run(tmp_path):
+    src = _tree(tmp_path, {"setup.py": SETUP_PY + "raise SystemExit('ran!')\n", "test_x.py": "import mock\n"})
+    calls = setup_py_calls(src / "setup.py")
+    assert calls["install_requires"] == ["six>=1.10", "idna", "chardet"]
+    plan = python_plan(src, pythons=[sys.executable])
+    origins = [s.origin for s in plan.install]
+    assert "setup.py install_requires" in origins and "setup.py extras_require testing" in origins
+    assert any(s.args == ["mock"] for s in plan.install)  # tests_require
+
+
+def test_setup_cfg_poetry_pipfile_and_nox(tmp_path):
+    cfg = "[options]\ninstall_requires =\n    click>=8\n[options.extras_require]\ntest =\n    pytest-timeout\n"
+    poetry = '[tool.poetry]\nname = "p"\n[tool.poetry.dependencies]\npython = "^3.9"\nrequests = "^2.28"\n' \
+             '[tool.poetry.group.test.dependencies]\nrespx = "0.20.1"\n'
+    nox = "import nox\n@nox.session\ndef tests(session):\n    session.install('pytest-randomly', '.[test]')\n"
+    a = python_plan(_tree(tmp_path / "a", {"setup.cfg": cfg, "noxfile.py": nox}), pythons=[sys.executable])
+    assert a.install[0].args == ["click>=8"]
+    nox_step = next(s for s in a.install if s.origin == "noxfile.py session tests")
+    assert nox_step.args == ["pytest-randomly"]  # its .[test] extra is declared already (setup.cfg)
+    b = python_plan(_tree(tmp_path / "b", {"pyproject.toml": poetry}), pythons=[sys.executable])
+    assert b.install[0].args == ["requests>=2.28"] and b.toolchain_request == "^3.9"
+    assert any(s.args == ["respx==0.20.1"] for s in b.install)
+    c = python_plan(_tree(tmp_path / "c", {"Pipfile": '[packages]\nflask = "*"\n[dev-packages]\npytest = ">=7"\n'}),
+                    pythons=[sys.executable])
+    assert c.install[0].args == ["flask"] and any(s.args == ["pytest>=7"] for s in c.install)
+
+
+def test_unittest_named_files_and_test_names(tmp_path):
+    plan = python_plan(_tree(tmp_path, {"tests/test.py": "import unittest\n"}), pythons=[sys.executable])
+    assert "python_files=" in plan.env["PYTEST_ADDOPTS"]
+    assert all(is_test_name(n) for n in ("test", "tests", "testing", "dev", "test-extra", "unit_tests"))
+    assert not any(is_test_name(n) for n in ("docs", "all", "lint", "contest"))
+
+
+def test_interpreter_choice_and_mismatch(tmp_path):
+    here = f"{sys.version_info[0]}.{sys.version_info[1]}"
+    fits = python_plan(_tree(tmp_path / "a", {"pyproject.toml": f'[project]\nrequires-python = ">={here}"\n'}),
+                       pythons=["no-such-python", sys.executable])
+    assert fits.toolchain == sys.executable and fits.toolchain_mismatch is None
+    assert interpreter_version(sys.executable) == sys.version_info[:2]
+    far = python_plan(_tree(tmp_path / "b", {"pyproject.toml": '[project]\nrequires-python = ">=3.99"\n'}),
+                      pythons=[sys.executable])
+    assert far.toolchain == sys.executable and "none of" in far.toolchain_mismatch
+
+
+def test_user_plan_wins_and_renders_as_dockerfile(tmp_path):
+    src = _tree(tmp_path / "repo", {"pyproject.toml": PYPROJECT})
+    user = EnvPlan(profile="pytest", toolchain="python3.11", install=[], env={"TZ": "UTC"},
+                   test_command=["python", "-m", "pytest", "tests"])
+    user_file = tmp_path / "plan.json"
+    user_file.write_text(user.model_dump_json())
+    cfg = EnvConfig(cache_dir=str(tmp_path / "envs"), overrides={"repo": str(user_file)})
+    manager = EnvManager(cfg, None, SandboxLimits())
+    assert manager.plan(src).env == {"TZ": "UTC"} and manager.plan(src).install == []
+    rules = EnvManager(EnvConfig(cache_dir=str(tmp_path / "envs")), None, SandboxLimits()).plan(src)
+    assert rules.install and all(s.source == "rule" for s in rules.install)
+    docker = render_dockerfile(rules, "repo")
+    assert "FROM python:" in docker and "pip install 'attrs>=21'" in docker and docker.rstrip().endswith(
+        json.dumps(rules.test_command))
+
+
+def test_repo_env_rows_say_why_a_repo_yields_nothing(tmp_path):
+    (tmp_path / "envs").mkdir()
+    (tmp_path / "envs" / "r.json").write_text(json.dumps({
+        "env_key": "k1", "outcome": "failed", "failed_step": "dependencies (requirements.txt)", "log_tail": "boom",
+        "seconds": 2.5, "installer": "uv", "plan": {"profile": "pytest", "install": [
+            {"name": "dependencies", "origin": "requirements.txt", "source": "rule"}]}}))
+    base = RepoBaselineRow(run_id="x", repo="r", runner="pytest", status="skipped", reason="env_setup_failed")
+    row = repo_env_row("x", base, 0, tmp_path)
+    assert (row.outcome, row.failed_step, row.log_tail, row.env_key, row.plan_source) == (
+        "env_failed", "dependencies (requirements.txt)", "boom", "k1", "rule")
+    assert outcome_of(base.model_copy(update={"reason": "no_passing_tests"}), 0) == "no_passing_tests"
+    assert outcome_of(base.model_copy(update={"status": "ok", "reason": None}), 3) == "yielded"
+
+
+def test_both_installers_build_and_record_the_attempt(tmp_path):
+    from datagen.sandbox.select import untrusted_sandbox
+    from tests.synth.buildkit import SITE
+
+    src = _tree(tmp_path / "repo", {"tests/test_a.py": "def test_a():\n    assert True\n"})
+    for installer in ("uv", "pip"):
+        cfg = EnvConfig(cache_dir=str(tmp_path / installer), installer=installer, inherit_site_packages=[SITE])
+        manager = EnvManager(cfg, untrusted_sandbox("auto"), SandboxLimits(timeout_s=60))
+        env = manager.ensure(src)
+        attempt = manager.attempt_of(src)
+        assert attempt["installer"] == installer and attempt["outcome"] == "ok"
+        assert [s["name"] for s in attempt["steps"]][:2] == ["venv", "inherit"]
+        assert Path(env.python).exists()
