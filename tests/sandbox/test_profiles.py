@@ -182,3 +182,17 @@ def test_failure_output_of_go_and_cargo_reads_the_same_in_every_run():
     cargo = (GOLDEN / "cargo_test.txt").read_text()
     other = cargo.replace("golden-542856034b6809b6", "golden-0123456789abcdef")
     assert stable_output(cargo) == stable_output(other.replace("(1) panicked", "(77) panicked"))
+
+
+def test_coverage_run_keeps_its_tracer_alone_when_the_repo_turns_on_pytest_cov_or_xdist(tmp_path):
+    from datagen.records.env import EnvPlan
+    from datagen.sandbox.profiles.base import ProfileEnv
+    from datagen.sandbox.profiles.pytest import _single_tracer
+
+    env = ProfileEnv("pytest", EnvPlan(profile="pytest"), path=tmp_path)
+    assert _single_tracer(env) == []
+    site = tmp_path / "venv" / "lib" / "python3.11" / "site-packages"
+    (site / "pytest_cov").mkdir(parents=True)
+    assert _single_tracer(env) == ["--no-cov"]
+    (site / "xdist").mkdir()
+    assert _single_tracer(env) == ["--no-cov", "-n", "0"]

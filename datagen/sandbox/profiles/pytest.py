@@ -76,6 +76,15 @@ def parse_coverage_json(path: Path) -> dict[str, dict[int, list[str]]]:
     return out
 
 
+def _single_tracer(env: ProfileEnv) -> list[str]:
+    """Options that keep this run's coverage the only tracer: a repo whose pytest options
+    turn on pytest-cov (``addopts = --cov``) or xdist (``-n auto``) would otherwise record
+    each test's lines in pytest-cov's data or in worker processes, not under its node id."""
+    site = [] if env.path is None else list(Path(env.path).glob("venv/lib/python*/site-packages"))
+    has = lambda module: any((d / module).is_dir() for d in site)  # noqa: E731
+    return [*(["--no-cov"] if has("pytest_cov") else []), *(["-n", "0"] if has("xdist") else [])]
+
+
 @register
 class PytestProfile(Profile):
     """Python repos with pytest-style test files."""
@@ -143,7 +152,7 @@ class PytestProfile(Profile):
         (workdir / f"{CONTEXT_PLUGIN}.py").write_text(_PLUGIN_SOURCE, encoding="utf-8")
         py, ro, run_env = self.python(env), (*env.ro_paths, *ro_paths), self.run_env(env, workdir)
         run = [py, "-m", "coverage", "run", f"--data-file={COVERAGE_DATA}", "--source=.",
-               "-m", "pytest", "-p", CONTEXT_PLUGIN, "-p", "no:cacheprovider", "-q"]
+               "-m", "pytest", "-p", CONTEXT_PLUGIN, "-p", "no:cacheprovider", "-q", *_single_tracer(env)]
         sandbox.run(run, workdir, limits, env=run_env, ro_paths=ro)
         report = [py, "-m", "coverage", "json", f"--data-file={COVERAGE_DATA}", "--show-contexts",
                   "-o", COVERAGE_JSON]
