@@ -1,5 +1,5 @@
-"""``datagen build cpt-corpus`` with every feature of issue 23 on (FIM, language mix, long
-buckets, dedup keep rule with repo metadata): manifest columns, card sections,
+"""``datagen build cpt-corpus`` with every feature of issue 23 on (the learned quality scorer,
+FIM, language mix, long buckets, dedup keep rule with repo metadata): manifest columns, card sections,
 byte-identical output whatever ``--workers``, and the same output after a SIGKILL."""
 
 from __future__ import annotations
@@ -16,6 +16,9 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from datagen.config.quality import TrainConfig
+from datagen.records import QualityLabel
+from datagen.score.quality_train import train
 from tests.builds.test_cpt_corpus import build
 from tests.conftest import MIT, write_tree
 
@@ -39,11 +42,31 @@ def _corpus(root: Path) -> tuple[list[Path], Path]:
         roots.append(write_tree(root / f"repo{r}", tree))
     meta = root / "meta.json"
     meta.write_text(json.dumps({f"repo{r}": {"stars": 10 * r, "date": f"202{r}-01-01"} for r in range(6)}))
+    _quality_model(root)
     return roots, meta
 
 
+def _quality_model(root: Path) -> Path:
+    """A quality_v1 model next to ``meta.json``, trained on hand-written labels (tidy code
+    rated 4, noise rated 1), so the build runs the learned scorer too."""
+    rows = []
+    for i in range(60):
+        good = i % 2 == 0
+        text = (f"def area_{i}(width, height):\n    return width * height\n" if good
+                else f"x{i}=1;;;y=2 # TODO fix {'#' * (i % 7)}\n" * 5)
+        rows.append(QualityLabel(id=f"label{i:03d}", repo="labels", path=f"f{i}.py", lang="python", text=text,
+                                 score=4 if good else 1, status="ok", teacher="hand").model_dump_json())
+    labels = root / "labels.jsonl"
+    labels.write_text("\n".join(rows) + "\n")
+    model = root / "quality_v1.zip"
+    train(labels, model, TrainConfig(min_labels=20, bits=12, steps=30))
+    return model
+
+
 def _sets(tokenizer: Path, meta: Path) -> list[str]:
-    return [f"pack.tokenizer={tokenizer}", "pack.seq_lens=[64,2048]", "pack.fim.rate=0.5",
+    quality = ["quality_model.enabled=true", f"quality_model.path={meta.parent / 'quality_v1.zip'}",
+               "quality_model.threshold=0"]  # every file scored, none cut: the other features see them all
+    return [*quality, f"pack.tokenizer={tokenizer}", "pack.seq_lens=[64,2048]", "pack.fim.rate=0.5",
             f"pack.fim.tokens={NAMES}", "pack.fim.add_tokens=true", "pack.long.edges=[600,4000]",
             "pack.long.min_tokens=4000", "pack.long.share=0.6", "mix.weights={python: 0.7, javascript: 2.0}",
             "dedup.keep=stars", f"dedup.repo_metadata={meta}", "crawl.files_per_task=10"]
@@ -99,6 +122,10 @@ def test_every_feature_lands_in_the_manifest_and_card(reference):
         (fim_files,) = q("SELECT sum(fim_files) FROM repo_docs")[0]
         assert fim_files > 10
         assert q("SELECT count(*) FROM shards WHERE path = 'tokens/tokenizer.json'") == [(1,)]
+        # the learned scorer ran on every file the crawl kept (threshold 0: none dropped by it)
+        assert q("SELECT count(*) FROM files WHERE reason = 'quality_model'") == [(0,)]
+        assert q("SELECT count(*) FROM files WHERE lang = 'python' AND reason IS NULL AND quality_score IS NULL") \
+            == [(0,)]
     finally:
         con.close()
     assert t["long_buckets"]
