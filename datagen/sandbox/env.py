@@ -178,7 +178,9 @@ class EnvManager:
         user = self.config.plan or self.config.overrides.get(name or repo.name)
         if user:
             return load_plan(user)
-        pythons = self.config.pythons or [self.config.python or sys.executable]
+        # the running interpreter by its real path: `venv/bin/python` and `venv/bin/python3`
+        # (a build and its Slurm jobs) must give one plan, one env key and the same scripts
+        pythons = self.config.pythons or [os.path.realpath(self.python)]
         plan = python_plan(repo, pythons=pythons, test_requirements=self.config.test_requirements)
         if not any((repo / f).is_file() for f in ("pyproject.toml", "setup.py", "setup.cfg")):
             plan.install = [s for s in plan.install if s.kind != "project"]

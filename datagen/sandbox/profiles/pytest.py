@@ -161,7 +161,7 @@ class PytestProfile(Profile):
 
     # --- replay outside datagen --------------------------------------------------------------
     def setup_commands(self, plan: EnvPlan) -> list[str]:
-        python = plan.toolchain if plan.toolchain.startswith("python") else "python3"
+        python = Path(plan.toolchain).name if Path(plan.toolchain).name.startswith("python") else "python3"
         # uv where it is installed (much faster), else the interpreter's venv and pip
         lines = [f'PY="${{PYTHON:-$(command -v {shlex.quote(python)} || command -v python3)}}"',
                  "if command -v uv >/dev/null 2>&1; then",
