@@ -48,7 +48,7 @@ def all_args(root: Path, minilib: Path, tokenizer: Path, base_url: str) -> list[
     cache = root / "cache"
     env = [f"env.inherit_site_packages=[{SITE}]", f"env.cache_dir={cache / 'envs'}"]
     sets = [f"cpt_corpus.inputs=[{minilib},sample_data/*]", f"cpt_corpus.pack.tokenizer={tokenizer}",
-            "cpt_corpus.pack.seq_lens=[256]",
+            "cpt_corpus.pack.seq_lens=[256]", "cpt_corpus.mix.weights={python: 1.0}",  # the mix, counted (nothing cut)
             *(f"tasks.{s}" for s in env), "tasks.synth.strategies=[py_op_change_v1,py_compare_change_v1]",
             "tasks.synth.families=[procedural]", "tasks.validation.test_timeout_s=60",
             *(f"rl_pool.{s}" for s in env), f"rl_pool.difficulty.k={K}", "rl_pool.difficulty.test_timeout_s=60",
