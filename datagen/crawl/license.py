@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import re
 
-LICENSE_FILE = re.compile(r"^(licen[sc]e|copying|unlicense)([.-].*)?$", re.IGNORECASE)
+# ``MIT-LICENSE``: the Rails / RubyGems convention (e.g. jeremyevans/ruby-cicphash)
+LICENSE_FILE = re.compile(r"^(mit-)?(licen[sc]e|copying|unlicense)([.-].*)?$", re.IGNORECASE)
 _HEAD = 400  # characters of the collapsed text in which a license's title must appear
 
 # (SPDX id, title phrase, version phrase or None), first match wins.

@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 
 from datagen.crawl.language import detect_language
-from datagen.crawl.license import detect_license
+from datagen.crawl.license import detect_license, is_license_file
 from tests.conftest import GPL, MIT
 
 
@@ -51,3 +51,12 @@ def test_license_detection_on_full_license_texts(name, spdx):
         pytest.skip(f"{path} not on this machine")
     with open(path, encoding="utf-8", errors="replace") as fh:
         assert detect_license(fh.read()) == spdx
+
+
+@pytest.mark.parametrize("name, found", [
+    ("LICENSE", True), ("LICENSE.md", True), ("COPYING", True), ("MIT-LICENSE", True), ("mit-license.txt", True),
+    ("LICENSE-APACHE", True), ("README", False), ("BSD-LICENSE-notes", False), ("licenses.py", False),
+])
+def test_license_file_names(name, found):
+    """``MIT-LICENSE`` (the Rails / RubyGems convention) is a license file too."""
+    assert is_license_file(name) is found

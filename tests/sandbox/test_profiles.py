@@ -109,6 +109,15 @@ def test_detection_follows_priority_then_registry_order(tmp_path):
     assert [p.priority for p in profiles()] == sorted(p.priority for p in profiles())
 
 
+def test_python_tool_in_a_c_repos_tests_folder_is_not_a_pytest_suite(tmp_path):
+    """cJSON vendors Unity's ``tests/unity/auto/*.py`` scripts: the repo is a CTest one."""
+    files = {"CMakeLists.txt": "enable_testing()\nadd_test(NAME t COMMAND t)\n", "cJSON.c": "int x;\n",
+             "tests/unity/auto/unity_test_summary.py": "print(1)\n"}
+    src = write_tree(tmp_path, files)
+    assert detect_profile(src, sorted(files)).name == "ctest"
+    assert detect_profile(src, [*sorted(files), "tests/unity/auto/test_summary.py"]).name == "pytest"
+
+
 def test_go_plan_records_a_toolchain_mismatch(tmp_path):
     (tmp_path / "go.mod").write_text("module x\n\ngo 1.99\n\ntoolchain go1.99.3\n")
     plan = get_profile("go").plan(tmp_path)

@@ -98,7 +98,10 @@ class PytestProfile(Profile):
     covers_lines = True
 
     def detect(self, src: Path, paths: list[str]) -> bool:
-        return any(p.endswith(".py") and self.is_test_file(p) and not p.endswith("conftest.py") for p in paths)
+        """A file pytest collects by default (``test_*.py`` / ``*_test.py``): a Python helper
+        script in a C or JS repo's ``tests/`` folder (e.g. a vendored test framework's tools)
+        does not make the repo a pytest repo."""
+        return any(_pytest_collects(p) for p in paths)
 
     def plan(self, src: Path) -> EnvPlan:
         try:  # the environments work's rules, where they have landed
@@ -185,3 +188,9 @@ class PytestProfile(Profile):
         return [f"if [ -f {_VENV}/bin/activate ]; then . {_VENV}/bin/activate; fi",
                 'export PYTHONDONTWRITEBYTECODE=1 PYTHONPATH="$PWD/src:$PWD${PYTHONPATH:+:$PYTHONPATH}"',
                 f"python -m pytest -p no:cacheprovider -q -rN {shlex.join(tests)}"]
+
+
+def _pytest_collects(path: str) -> bool:
+    """Whether pytest's default ``python_files`` (``test_*.py``, ``*_test.py``) matches ``path``."""
+    name = path.rsplit("/", 1)[-1]
+    return name.endswith(".py") and (name.startswith("test_") or name.endswith("_test.py"))
