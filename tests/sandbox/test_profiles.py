@@ -118,6 +118,14 @@ def test_python_tool_in_a_c_repos_tests_folder_is_not_a_pytest_suite(tmp_path):
     assert detect_profile(src, [*sorted(files), "tests/unity/auto/test_summary.py"]).name == "pytest"
 
 
+def test_unittest_style_test_py_makes_a_pytest_repo(tmp_path):
+    """decorator's sdist keeps its whole suite in ``tests/test.py``."""
+    files = {"setup.py": "from setuptools import setup\nsetup()\n", "src/deco.py": "x = 1\n",
+             "tests/test.py": "import unittest\n"}
+    src = write_tree(tmp_path, files)
+    assert detect_profile(src, sorted(files)).name == "pytest"
+
+
 def test_go_plan_records_a_toolchain_mismatch(tmp_path):
     (tmp_path / "go.mod").write_text("module x\n\ngo 1.99\n\ntoolchain go1.99.3\n")
     plan = get_profile("go").plan(tmp_path)

@@ -191,6 +191,8 @@ class PytestProfile(Profile):
 
 
 def _pytest_collects(path: str) -> bool:
-    """Whether pytest's default ``python_files`` (``test_*.py``, ``*_test.py``) matches ``path``."""
+    """Whether pytest's default ``python_files`` (``test_*.py``, ``*_test.py``) matches ``path``,
+    or it is a unittest-style ``test.py`` / ``tests.py`` (the Python plan has pytest collect those)."""
     name = path.rsplit("/", 1)[-1]
-    return name.endswith(".py") and (name.startswith("test_") or name.endswith("_test.py"))
+    return name.endswith(".py") and (name.startswith("test_") or name.endswith("_test.py")
+                                     or name in ("test.py", "tests.py"))
