@@ -48,6 +48,11 @@ class Source:
     def text_of(self, node: Node) -> str:
         return self.data[node.start_byte:node.end_byte].decode("utf-8")
 
+    def operator_of(self, node: Node) -> str:
+        """The text of ``node``'s ``operator`` field ('' when it has none)."""
+        op = node.child_by_field_name("operator")
+        return "" if op is None else self.text_of(op)
+
     def entity_node(self, entity: Entity) -> Node | None:
         """The node spanning exactly ``entity`` (None when the text has changed under it)."""
         node = self.tree.root_node.descendant_for_byte_range(entity.start_byte, entity.end_byte)

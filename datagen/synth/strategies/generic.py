@@ -28,11 +28,6 @@ def grammar(src: Source) -> Grammar:
     return GRAMMARS[src.lang]
 
 
-def operator(src: Source, node: Node) -> str:
-    op = node.child_by_field_name("operator")
-    return "" if op is None else src.text_of(op)
-
-
 class GenericSite(SiteStrategy):
     """A site strategy of the table languages: sites come from ``roles`` of the grammar."""
 
@@ -67,7 +62,7 @@ class BinarySite(GenericSite):
         return tagged(g.binary, getattr(g, self.table))
 
     def accept(self, src: Source, node: Node) -> bool:
-        return operator(src, node) in getattr(grammar(src), self.table)
+        return src.operator_of(node) in getattr(grammar(src), self.table)
 
 
 def tagged(types: frozenset[str], operators: Iterable[str]) -> frozenset[str]:
@@ -89,7 +84,7 @@ class OpChange(GenericSite):
         return tagged(g.binary, g.arith) | tagged(g.augmented, [op + "=" for op in g.arith])
 
     def accept(self, src: Source, node: Node) -> bool:
-        g, op = grammar(src), operator(src, node)
+        g, op = grammar(src), src.operator_of(node)
         if node.type in g.augmented:
             op = op[:-1] if op.endswith("=") else ""
         elif node.type not in g.binary:

@@ -25,11 +25,6 @@ LOGICAL = frozenset({"&&", "||", "??"})
 ORDERED = frozenset({"-", "/", "%", "**", "<<", ">>", ">>>", "+", "<", "<=", ">", ">=", "in", "instanceof"})
 
 
-def op_text(src: Source, node: Node) -> str:
-    op = node.child_by_field_name("operator")
-    return "" if op is None else src.text_of(op)
-
-
 class JsSite(SiteStrategy):
     """Common metadata of the JS/TS strategies; sites in type positions are skipped."""
 
@@ -41,7 +36,7 @@ class JsSite(SiteStrategy):
     def accept(self, src: Source, node: Node) -> bool:
         if has_ancestor(node, _TYPES):
             return False
-        return not self.operators or op_text(src, node) in self.operators
+        return not self.operators or src.operator_of(node) in self.operators
 
 
 class OperatorEdit(JsSite):
@@ -64,7 +59,7 @@ class JsOperatorChange(OperatorEdit):
                                                              [op + "=" for op in BINARY])
 
     def accept(self, src: Source, node: Node) -> bool:
-        op = op_text(src, node).removesuffix("=") if node.type.startswith("augmented") else op_text(src, node)
+        op = src.operator_of(node).removesuffix("=") if node.type.startswith("augmented") else src.operator_of(node)
         strings = any(c.type in _STRINGY for c in node.named_children)
         return not has_ancestor(node, _TYPES) and op in BINARY and not (strings and op == "+")
 
@@ -202,7 +197,7 @@ _PRIMARY = frozenset({"identifier", "member_expression", "call_expression", "par
 
 
 def js_negate(src: Source, cond: Node) -> str:
-    if cond.type == "unary_expression" and op_text(src, cond) == "!":
+    if cond.type == "unary_expression" and src.operator_of(cond) == "!":
         return src.text_of(cond.child_by_field_name("argument"))
     text = src.text_of(cond)
     return f"!{text}" if cond.type in _PRIMARY else f"!({text})"
