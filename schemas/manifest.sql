@@ -188,6 +188,7 @@ CREATE TABLE IF NOT EXISTS repo_baselines (
     toolchain_mismatch VARCHAR,
     status VARCHAR NOT NULL,
     reason VARCHAR,
+    detail VARCHAR NOT NULL,
     tests BIGINT NOT NULL,
     flaky_tests VARCHAR[] NOT NULL,
     failing_tests BIGINT NOT NULL,

@@ -171,6 +171,8 @@ class RepoBaselineRow(Record):
                                            "asks for (the build goes on with it)")
     status: Literal["ok", "skipped"]
     reason: str | None = Field(None, description="why the repo gives no tasks, e.g. 'no_tests'")
+    detail: str = Field("", description="what the failing step said, e.g. 'toolchain_missing: composer "
+                        "(Debian package composer)' under reason env_setup_failed")
     tests: int = Field(0, description="tests that passed in every baseline run")
     flaky_tests: list[str] = Field(default_factory=list, description="tests whose result changed between runs")
     failing_tests: int = Field(0, description="tests that failed in every baseline run (left out)")
