@@ -97,17 +97,18 @@ class _Rows:
         self.lock = threading.Lock()
 
     def _group(self, k: int):
+        # One lock around the read too: a ParquetFile is not safe to read from two threads
+        # at once (the server's claims run on a thread pool; a cold cache after a restart
+        # gave pyarrow errors), and a group two claims want is then read once.
         with self.lock:
             if k in self.cache:
                 self.cache.move_to_end(k)
                 return self.cache[k]
-        fi, g = self.groups[k]
-        table = self.files[fi].read_row_group(g)
-        with self.lock:
-            self.cache[k] = table
+            fi, g = self.groups[k]
+            table = self.cache[k] = self.files[fi].read_row_group(g)
             while len(self.cache) > ROW_GROUP_CACHE:
                 self.cache.popitem(last=False)
-        return table
+            return table
 
     def get(self, positions: list[int]) -> list[dict]:
         by_group: dict[int, list[int]] = {}

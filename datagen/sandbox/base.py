@@ -5,6 +5,7 @@ the wall-clock limit, and work out which limit (if any) stopped it.
 
 from __future__ import annotations
 
+import ctypes
 import os
 import resource
 import select
@@ -149,7 +150,10 @@ def execute(
     cgroup = RunCgroup.create(limits.processes, limits.memory_mb) if use_cgroup else None
     set_limits = rlimit_setter(limits, memory=cgroup is None or cgroup.memory is None)
 
+    parent = os.getpid()
+
     def preexec() -> None:
+        _die_with(parent)
         if cgroup is not None:
             cgroup.attach_current()
         set_limits()
@@ -191,6 +195,26 @@ def execute(
         stdout_bytes=out.total, stderr_bytes=err.total, duration_s=round(duration, 4),
         limit_hit=limit, limit_evidence=evidence, memory_peak_mb=peak,
     )
+
+
+_PR_SET_PDEATHSIG = 1
+try:
+    _prctl = ctypes.CDLL(None, use_errno=True).prctl  # loaded here, not in a forked child
+except (OSError, AttributeError):  # not Linux: the run still ends with its timeout
+    _prctl = None
+
+
+def _die_with(parent: int) -> None:
+    """In the forked child: be killed with datagen, even when datagen is SIGKILLed.
+
+    The signal survives exec (bwrap's own ``--die-with-parent`` comes later, after its
+    setup). A parent already gone before the signal was asked for is caught by the pid
+    check: a run that outlives datagen would hold its uid slot and mounts, unowned.
+    """
+    if _prctl is not None:
+        _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != parent:
+        os._exit(255)
 
 
 def _wait_exit(proc: subprocess.Popen, timeout: float) -> bool:

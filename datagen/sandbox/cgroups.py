@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import itertools
 import os
+import re
 import signal
 import time
 from pathlib import Path
 
 ROOT = Path("/sys/fs/cgroup")
 _counter = itertools.count()
+_NAME = re.compile(r"datagen-(\d+)-\d+")
 
 
 def _own_path(controller: str) -> str | None:
@@ -49,6 +51,7 @@ class RunCgroup:
 
     @classmethod
     def create(cls, processes: int, memory_mb: int) -> RunCgroup:
+        reap_orphans()
         name = f"datagen-{os.getpid()}-{next(_counter)}"
         pids = _make("pids", name)
         if pids is not None and not _write(pids / "pids.max", str(processes)):
@@ -113,6 +116,38 @@ class RunCgroup:
         for group in (self.pids, self.memory):
             if group is not None:
                 _rmdir(group)
+
+
+def reap_orphans() -> None:
+    """Kill and remove the run groups of a datagen that is gone (SIGKILLed mid-run).
+
+    Its runs die with it, except one caught inside bwrap's own start-up (bwrap's
+    ``--die-with-parent`` is asked for after its fork): such a run would go on, bounded
+    only by its CPU rlimit. Its group, named after the dead datagen's pid, finds it.
+    """
+    for controller in ("pids", "memory"):
+        rel = _own_path(controller)
+        if rel is None:
+            continue
+        try:
+            entries = list(os.scandir(ROOT / controller / rel.lstrip("/")))
+        except OSError:
+            continue
+        for entry in entries:
+            match = _NAME.fullmatch(entry.name)
+            if match and not _alive(int(match.group(1))):
+                group = RunCgroup(Path(entry.path), None)
+                group.remove()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def _write(path: Path, value: str) -> bool:

@@ -73,3 +73,24 @@ def test_pool_take_beside_the_index(tmp_path):
     assert index.status()["free"] == 6 and ledger.status(pool).left == 6
     with pytest.raises(LeaseConflict):
         index.commit(claim.lease.lease_id)
+
+
+
+def test_rows_read_from_many_threads_at_once_are_the_pool_rows(tmp_path, monkeypatch):
+    """The server claims on a thread pool: cold row groups read at once from 8 threads
+    (a ParquetFile is not safe for that) still give each claim its own rows."""
+    import concurrent.futures
+
+    import pyarrow as pa
+
+    from datagen.pool import leases
+
+    (tmp_path / "data").mkdir()
+    want = [{"instruction_id": f"i{n:05d}", "prompt": f"prompt {n} " * (n % 40)} for n in range(6000)]
+    pq.write_table(pa.Table.from_pylist(want), tmp_path / "data" / "train-00000.parquet", row_group_size=500)
+    monkeypatch.setattr(leases, "ROW_GROUP_CACHE", 1)  # nearly every call reads a group
+    rows = leases._Rows(tmp_path)
+    asks = [[(k * 997 + j * 1024) % len(want) for j in range(6)] for k in range(400)]
+    with concurrent.futures.ThreadPoolExecutor(8) as workers:
+        got = list(workers.map(rows.get, asks))
+    assert got == [[want[p] for p in ask] for ask in asks]

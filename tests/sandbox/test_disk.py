@@ -78,10 +78,31 @@ def test_writes_within_the_cap_land_in_the_working_copy(capped, workdir, limits,
         assert (os.lstat(path).st_uid, os.lstat(path).st_gid) == (owner.st_uid, owner.st_gid), path
 
 
+SLEEP = b"sleep\x0060.5\x00"  # the killed run's command, as /proc/PID/cmdline has it
+
+
 def _overlay_on(workdir: Path) -> bool:
     """An overlay whose lower layer is ``workdir`` is mounted (a run's, live or stale)."""
     text = Path("/proc/self/mountinfo").read_text()
     return any(" overlay " in line and f"lowerdir={workdir}" in line for line in text.splitlines())
+
+
+def _sandboxed(cmdline: bytes) -> list[int]:
+    """Pids of processes running ``cmdline`` (NUL-separated) as a sandbox uid."""
+    pids = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if (entry / "cmdline").read_bytes() == cmdline and _leased_uid(entry):
+                pids.append(int(entry.name))
+        except (OSError, ValueError):
+            continue
+    return pids
+
+
+def _leased_uid(proc: Path) -> bool:
+    uid_line = next(line for line in (proc / "status").read_text().splitlines()
+                    if line.startswith("Uid:"))
+    return UID_BASE <= int(uid_line.split()[1]) < UID_BASE + UID_SLOTS
 
 
 def test_a_run_killed_with_datagen_is_undone_by_the_next_run(capped, workdir, limits, tmp_path,
@@ -94,15 +115,21 @@ def test_a_run_killed_with_datagen_is_undone_by_the_next_run(capped, workdir, li
     env = {**os.environ, "PYTHONPATH": str(REPO), "TMPDIR": str(private)}
     proc = subprocess.Popen(
         [sys.executable, "-m", "datagen.cli.app", "sandbox", "run", "-w", str(workdir), "--",
-         "sleep", "60"], cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+         "sleep", "60.5"], cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
+        # killed mid-run: once its command runs, not while datagen is still forking it
         deadline = time.monotonic() + 60
-        while not _overlay_on(workdir) and proc.poll() is None and time.monotonic() < deadline:
+        while not _sandboxed(SLEEP) and proc.poll() is None and time.monotonic() < deadline:
             time.sleep(0.05)
-        assert _overlay_on(workdir), "the run never started"
+        assert _overlay_on(workdir) and _sandboxed(SLEEP), "the run never started"
     finally:
         proc.send_signal(signal.SIGKILL)
         proc.wait()
+    # the run dies with datagen (it would hold its uid slot and mounts, unowned)
+    deadline = time.monotonic() + 10
+    while _sandboxed(SLEEP) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _sandboxed(SLEEP), "the sandboxed command outlived datagen"
     # what the kill leaves: the copy owned by a sandbox uid, the overlay still mounted
     assert UID_BASE <= os.stat(workdir).st_uid < UID_BASE + UID_SLOTS
     assert _overlay_on(workdir)

@@ -9,6 +9,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.error
 import urllib.request
@@ -60,15 +61,20 @@ class Server:
     def __init__(self, *args: str, port: int | None = None, extra_env: dict | None = None):
         self.args, self.port, self.extra_env = list(args), port or free_port(), extra_env or {}
         self.proc: subprocess.Popen | None = None
+        # what every start of it printed (a file, not a pipe nobody reads: that could fill)
+        self.log = tempfile.NamedTemporaryFile("w+", prefix="datagen-serve-", suffix=".log")
+
+    def output(self) -> str:
+        return Path(self.log.name).read_text(errors="replace")
 
     def start(self, wait_s: float = 60.0) -> Server:
         self.proc = subprocess.Popen([sys.executable, "-m", "datagen.cli.app", "serve", *self.args,
                                       "--port", str(self.port)], env=env(**self.extra_env), cwd=ROOT,
-                                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                                     stdout=subprocess.DEVNULL, stderr=self.log, text=True)
         deadline = time.monotonic() + wait_s
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
-                raise AssertionError(f"server exited {self.proc.returncode}: {self.proc.stderr.read()}")
+                raise AssertionError(f"server exited {self.proc.returncode}: {self.output()}")
             try:
                 if request(self.port, "/health", timeout=2)[0] == 200:
                     return self
@@ -91,8 +97,6 @@ class Server:
                 self.proc.wait(15)
             except subprocess.TimeoutExpired:
                 self.kill()
-        if self.proc is not None and self.proc.stderr:
-            self.proc.stderr.close()
 
     def __enter__(self) -> Server:
         return self.start()

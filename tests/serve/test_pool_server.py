@@ -34,6 +34,13 @@ def journal(pool: Path) -> list[ledger.Entry]:
 
 def drain(client: PoolClient, name: str, used: list[str], errors: list[str], stop_at: float) -> None:
     """Claim 5, commit, until the pool is dry and no lease is left to end."""
+    try:
+        _drain(client, name, used, errors, stop_at)
+    except Exception as exc:  # noqa: BLE001 - a thread's error must fail the test, not vanish
+        errors.append(f"{name}: {exc!r}")
+
+
+def _drain(client: PoolClient, name: str, used: list[str], errors: list[str], stop_at: float) -> None:
     while time.monotonic() < stop_at:
         answer = client.claim(name, 5, lease_s=LEASE_S)
         ids = [r["instruction_id"] for r in answer["instructions"]]
@@ -69,7 +76,7 @@ def test_clients_drain_the_pool_across_a_sigkill(tmp_path):
         server.start()
         for t in threads:
             t.join(160)
-        assert not errors and not any(t.is_alive() for t in threads)
+        assert not errors and not any(t.is_alive() for t in threads), (errors, server.output()[-3000:])
     finally:
         server.stop()
     committed = Counter(e.instruction_id for e in journal(pool) if e.op == "commit")
