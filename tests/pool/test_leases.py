@@ -86,7 +86,8 @@ def test_rows_read_from_many_threads_at_once_are_the_pool_rows(tmp_path, monkeyp
     from datagen.pool import leases
 
     (tmp_path / "data").mkdir()
-    want = [{"instruction_id": f"i{n:05d}", "prompt": f"prompt {n} " * (n % 40)} for n in range(6000)]
+    want = [{"instruction_id": f"i{n:05d}", "prompt": f"prompt {n}\u2028\x85 " * (n % 40), "k": [n, None]}
+            for n in range(6000)]  # U+2028 and U+0085: line breaks to str.splitlines, not to JSON
     pq.write_table(pa.Table.from_pylist(want), tmp_path / "data" / "train-00000.parquet", row_group_size=500)
     monkeypatch.setattr(leases, "ROW_GROUP_CACHE", 1)  # nearly every call reads a group
     rows = leases._Rows(tmp_path)

@@ -17,8 +17,9 @@ import shutil
 import subprocess
 from pathlib import Path
 
+from datagen.config.sandbox import SandboxLimits
 from datagen.records.env import EnvPlan, InstallStep
-from datagen.sandbox.base import DEFAULT_PATH
+from datagen.sandbox.base import DEFAULT_PATH, Sandbox
 from datagen.sandbox.profiles.base import (
     EnvContext,
     Profile,
@@ -30,6 +31,7 @@ from datagen.sandbox.profiles.base import (
 )
 from datagen.sandbox.profiles.registry import register
 
+V8_COVERAGE = ".datagen-v8-coverage"  # NODE_V8_COVERAGE's folder in a coverage run's copy
 JS_RUNNERS = ("vitest", "jest", "mocha", "ava")  # looked up in this order among the dependencies
 LOCK_FILES = (("pnpm-lock.yaml", "pnpm"), ("yarn.lock", "yarn"), ("package-lock.json", "npm"),
               ("npm-shrinkwrap.json", "npm"))
@@ -275,6 +277,8 @@ class NodeTestProfile(JsProfile):
         # ids name no file: the whole suite runs (node's own discovery), results are read per id
         return ["node", "--test", "--test-reporter=junit", f"--test-reporter-destination={self.report}"]
 
+    covers_lines = True
+
     def read_report(self, workdir: Path, run) -> str | None:
         return Profile.read_report(self, workdir, run)
 
@@ -282,6 +286,21 @@ class NodeTestProfile(JsProfile):
         from datagen.sandbox.parsers import parse_node_junit
 
         return parse_node_junit(text)
+
+    def coverage(self, env: ProfileEnv, sandbox: Sandbox, workdir: Path, limits: SandboxLimits,
+                 ro_paths: tuple[Path, ...] = ()) -> dict[str, dict[int, list[str]]]:
+        """The lines the suite runs (V8's counters, ``NODE_V8_COVERAGE``), each under every
+        test that passed: node's runner picks no subset by file, so the whole suite checks
+        any change anyway; what coverage buys is that no candidate lands in code no test runs."""
+        from datagen.sandbox.profiles._v8 import covered_lines
+        from datagen.sandbox.runners import run_profile
+
+        folder = workdir / V8_COVERAGE
+        run = run_profile(self, env, sandbox, workdir, limits, None, ro_paths, {"NODE_V8_COVERAGE": str(folder)})
+        passed = sorted(t for t, status in run.results.items() if status == "pass")
+        if not passed:
+            return {}
+        return {path: dict.fromkeys(sorted(lines), passed) for path, lines in covered_lines(folder, workdir).items()}
 
 
 def _split(test_id: str) -> tuple[str, list[str]]:
