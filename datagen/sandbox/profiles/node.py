@@ -181,6 +181,24 @@ class JsProfile(Profile):
         text = super().read_report(workdir, run)
         return text.replace(f"{workdir}/", "") if text is not None else None
 
+    def coverage(self, env: ProfileEnv, sandbox: Sandbox, workdir: Path, limits: SandboxLimits,
+                 ro_paths: tuple[Path, ...] = ()) -> dict[str, dict[int, list[str]]]:
+        """The lines the suite runs (V8's counters, ``NODE_V8_COVERAGE``: the runners that run
+        tests in node's own processes and workers, not jest's or vitest's module sandboxes),
+        each under every test that passed. Per-suite, not per-test: what it buys is that no
+        candidate lands in code no test runs; a candidate is then checked by the whole suite."""
+        if not self.covers_lines:
+            return {}
+        from datagen.sandbox.profiles._v8 import covered_lines
+        from datagen.sandbox.runners import run_profile
+
+        folder = workdir / V8_COVERAGE
+        run = run_profile(self, env, sandbox, workdir, limits, None, ro_paths, {"NODE_V8_COVERAGE": str(folder)})
+        passed = sorted(t for t, status in run.results.items() if status == "pass")
+        if not passed:
+            return {}
+        return {path: dict.fromkeys(sorted(lines), passed) for path, lines in covered_lines(folder, workdir).items()}
+
     def suite_argv(self) -> list[str]:
         """The suite's command as a person types it in the repo."""
         return [f"node_modules/.bin/{self.tool}"]
@@ -269,6 +287,7 @@ class NodeTestProfile(JsProfile):
     name = "node"
     tools = {"node": "nodejs"}
     report = ".datagen-report.xml"
+    covers_lines = True
 
     def suite_argv(self) -> list[str]:
         return ["node", "--test"]
@@ -276,8 +295,6 @@ class NodeTestProfile(JsProfile):
     def test_command(self, env: ProfileEnv, workdir: Path, tests: list[str] | None) -> list[str]:
         # ids name no file: the whole suite runs (node's own discovery), results are read per id
         return ["node", "--test", "--test-reporter=junit", f"--test-reporter-destination={self.report}"]
-
-    covers_lines = True
 
     def read_report(self, workdir: Path, run) -> str | None:
         return Profile.read_report(self, workdir, run)
@@ -287,20 +304,6 @@ class NodeTestProfile(JsProfile):
 
         return parse_node_junit(text)
 
-    def coverage(self, env: ProfileEnv, sandbox: Sandbox, workdir: Path, limits: SandboxLimits,
-                 ro_paths: tuple[Path, ...] = ()) -> dict[str, dict[int, list[str]]]:
-        """The lines the suite runs (V8's counters, ``NODE_V8_COVERAGE``), each under every
-        test that passed: node's runner picks no subset by file, so the whole suite checks
-        any change anyway; what coverage buys is that no candidate lands in code no test runs."""
-        from datagen.sandbox.profiles._v8 import covered_lines
-        from datagen.sandbox.runners import run_profile
-
-        folder = workdir / V8_COVERAGE
-        run = run_profile(self, env, sandbox, workdir, limits, None, ro_paths, {"NODE_V8_COVERAGE": str(folder)})
-        passed = sorted(t for t, status in run.results.items() if status == "pass")
-        if not passed:
-            return {}
-        return {path: dict.fromkeys(sorted(lines), passed) for path, lines in covered_lines(folder, workdir).items()}
 
 
 def _split(test_id: str) -> tuple[str, list[str]]:
@@ -358,6 +361,7 @@ class MochaProfile(JestProfile):
     """mocha, ``--reporter json``; a subset by ``--grep`` on the full titles."""
 
     name = "mocha"
+    covers_lines = True  # JestProfile's is False: jest runs tests in vm contexts V8 counts apart
     tool = "mocha"
 
     def test_command(self, env: ProfileEnv, workdir: Path, tests: list[str] | None) -> list[str]:
@@ -383,6 +387,7 @@ class AvaProfile(JsProfile):
     """ava, ``--tap`` (stdout into the report); a subset by ``--match`` on the titles."""
 
     name = "ava"
+    covers_lines = True
     tool = "ava"
     report = ".datagen-report.tap"
 
