@@ -7,6 +7,7 @@ executor (``builds/tasks_sandbox.py``); everything else, the teacher included, r
 from __future__ import annotations
 
 import shutil
+from collections import Counter
 from dataclasses import dataclass, field
 from itertools import islice
 from pathlib import Path
@@ -64,7 +65,8 @@ class RepoState:
 # 1. prepare --------------------------------------------------------------------------------
 def prepare_repo(cfg: TasksRecipe, repo: Repo, files: list[ListedFile], out: Path, work: Path) -> RepoState:
     """Snapshot and clean commit of one repo, and its test runner (or why it has none)."""
-    state = RepoState(repo, RepoBaselineRow(run_id="", repo=repo.name, status="skipped"))
+    state = RepoState(repo, RepoBaselineRow(run_id="", repo=repo.name, status="skipped",
+                                            language=_main_language(files)))
     if repo.error:
         return _skip(state, repo.error)
     if not CrawlRules.from_config(cfg.crawl).license_allowed(repo.license):
@@ -108,6 +110,13 @@ def measure_baselines(cfg: TasksRecipe, states: list[RepoState], work: Path, run
             "detail": b.detail[:2000] if b.reason else "",
             "language": b.language or s.row.language, "toolchain": b.plan.get("toolchain", ""),
             "toolchain_mismatch": b.plan.get("toolchain_mismatch")})
+
+
+def _main_language(files: list[ListedFile]) -> str:
+    """The language most of a repo's kept source files are in (what a skipped repo is
+    listed under; a testable repo's profile says it more precisely); '' when none."""
+    counts = Counter(f.lang for f in files if f.lang in ENTITY_LANGS and f.skip in (None, "license"))
+    return min(counts, key=lambda lang: (-counts[lang], lang)) if counts else ""
 
 
 def _skip(state: RepoState, reason: str) -> RepoState:

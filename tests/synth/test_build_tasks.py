@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 from datagen.cli.app import app
 from datagen.records.tasks import TaskRecord
 from datagen.synth.statements import MIN_QUOTED_LINE, added_lines
-from tests.synth.buildkit import SITE, make_minilib, read_tasks, run_build, sql, start_build
+from tests.synth.buildkit import ROOT, SITE, make_minilib, read_tasks, run_build, sql, start_build
 
 pytestmark = pytest.mark.slow
 
@@ -198,3 +198,13 @@ def test_same_change_from_two_strategies(tmp_path, synth_cache):
     assert sorted(r[1:] for r in rows) == [("dropped", "duplicate_patch")] * 6 + [("kept", None)] * 2
     patches = [t["patch"] for t in read_tasks(out)]
     assert len(patches) == len(set(patches))
+
+
+def test_a_repo_skipped_before_its_profile_is_listed_under_its_language(tmp_path, synth_cache):
+    """The GPL sample is skipped by license before any runner is looked for: the per-language
+    summary still lists it as C, not as a repo of no language."""
+    out = tmp_path / "out"
+    proc = run_build([ROOT / "sample_data" / "wordfreq-c"], out, synth_cache)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert sql(out, "SELECT repo, status, reason, language FROM repo_baselines") == [
+        ("wordfreq-c", "skipped", "license:GPL-3.0", "c")]
