@@ -103,3 +103,25 @@ def test_standins_are_same_kind_and_deterministic():
     assert dummy != token and dummy.startswith("ghp_") and len(dummy) == len(token)
     assert [c.isdigit() for c in dummy] == [c.isdigit() for c in token]
     assert dummy == shaped_standin("github_token", token)
+
+
+def test_compressed_test_fixtures_are_not_taken_for_secrets(pack, tmp_path):
+    """Base64 of gzip / zip data in a test's JSON fixture (python-dateutil ships its zoneinfo
+    files so) is data, not a key: rewriting it broke 400 of that suite's tests. A real
+    high-entropy value beside it still goes."""
+    import base64
+    import gzip
+    import json
+    import zipfile
+
+    zipped = tmp_path / "a.zip"
+    with zipfile.ZipFile(zipped, "w") as z:
+        z.writestr("f.txt", "zoneinfo " * 20)
+    blobs = {"Africa/Abidjan": base64.b64encode(gzip.compress(b"TZif2" + bytes(range(40)), mtime=0)).decode(),
+             "archive": base64.b64encode(zipped.read_bytes()[:60]).decode()}
+    fixture = json.dumps(blobs, indent=4)
+    kept, counts = redact_file_text(pack, "tests/resources/data/zoneinfo_v1.json", fixture, redact_pii=True)
+    assert kept == fixture and not counts
+    secret = '{"client": "q8Zr2LmX0vT7pWc4Ns9Kd1Yh5Gb3Jf6R"}'
+    text, counts = redact_file_text(pack, "tests/resources/data/config.json", secret, redact_pii=True)
+    assert "q8Zr2LmX0vT7pWc4Ns9Kd1Yh5Gb3Jf6R" not in text and counts["high_entropy_secret"] == 1
