@@ -167,3 +167,14 @@ def test_both_installers_build_and_record_the_attempt(tmp_path):
         assert attempt["installer"] == installer and attempt["outcome"] == "ok"
         assert [s["name"] for s in attempt["steps"]][:2] == ["venv", "inherit"]
         assert Path(env.python).exists()
+
+
+def test_a_pure_python_tox_variant_gives_its_variables(tmp_path):
+    """datagen builds no C extension in place, so the tox env that tests the Python
+    fallback (wcwidth's ``py314-python``) is the one whose variables the plan takes."""
+    tox = ("[testenv]\nsetenv = TERM=\n    TZ = UTC\ncommands = pytest tests\n"
+           "[testenv:py{39,312}]\ncommands_pre = {envpython} setup.py build_ext --inplace\n"
+           "[testenv:py39-python]\nsetenv = TZ = UTC\n    FASTLIB_PYTHON = 1\n"
+           "[testenv:lint]\nsetenv = LINT_STRICT = 1\n")
+    plan = python_plan(_tree(tmp_path, {"tox.ini": tox, "tests/test_a.py": ""}), pythons=[sys.executable])
+    assert plan.env == {"TERM": "", "TZ": "UTC", "FASTLIB_PYTHON": "1"}

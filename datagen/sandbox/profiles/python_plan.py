@@ -50,6 +50,8 @@ from datagen.sandbox.profiles.python_sources import (
     split_install_args,
 )
 
+# tox factors that name a pure-Python variant of the test env (no C extension built)
+PURE_FACTORS = frozenset({"python", "pure", "purepython", "nocext", "noext"})
 DEFAULT_PYTHONS = ("python3.13", "python3.12", "python3.11", "python3.10", "python3")
 TEST_DIRS = ("tests", "test", "testing", "t")
 # Options in pytest's addopts (or tox commands) that need a plugin.
@@ -364,14 +366,24 @@ class _Meta:
         return ini_list(self.tox.get("testenv", "commands", fallback=""))
 
     def tox_env(self) -> dict[str, str]:
-        """``setenv`` of tox's ``[testenv]`` that holds plain values (no substitutions)."""
-        if self.tox is None or not self.tox.has_section("testenv"):
+        """``setenv`` of tox's ``[testenv]`` that holds plain values (no substitutions), then
+        that of a pure-Python variant env (a factor such as ``py314-python`` or ``pure``).
+
+        datagen never runs tox's ``commands_pre`` (an in-place ``build_ext`` of a C
+        extension lands in no working copy), so a project that tests its extension by
+        default and its Python fallback in such a variant is tested the variant's way:
+        wcwidth asserts the extension is loaded unless ``WCWIDTH_PYTHON=1``."""
+        if self.tox is None:
             return {}
+        sections = ["testenv"] if self.tox.has_section("testenv") else []
+        sections += sorted(name for name in self.tox.sections() if name.startswith("testenv:")
+                           and set(re.split(r"[-,{}]", name[len("testenv:"):])) & PURE_FACTORS)[:1]
         env = {}
-        for line in ini_list(self.tox.get("testenv", "setenv", fallback="")):
-            key, sep, value = line.partition("=")
-            if sep and "{" not in value and re.fullmatch(r"[A-Z_][A-Z0-9_]*", key.strip()):
-                env[key.strip()] = value.strip()
+        for section in sections:
+            for line in ini_list(self.tox.get(section, "setenv", fallback="")):
+                key, sep, value = line.partition("=")
+                if sep and "{" not in value and re.fullmatch(r"[A-Z_][A-Z0-9_]*", key.strip()):
+                    env[key.strip()] = value.strip()
         return env
 
     def test_paths(self) -> list[str]:
