@@ -109,8 +109,9 @@ def test_read_tasks_accepts_swe_bench_strings_and_rejects_junk(tmp_path):
 def test_replay_notes_runs_stopped_by_a_limit(bwrap, tmp_path, calc_task):
     # one line, so the hunk still applies: iter(int, 1) yields 0 forever
     hang = calc_task["patch"].replace("+    return a + b", "+    return next(x for x in iter(int, 1) if x)")
+    # 8 s: room for the unpatched run (about 1 s) on a loaded machine; the hang takes them all
     cfg = recipe(tmp_path, reruns=1).model_copy(
-        update={"validation": ValidationConfig(reruns=1, workers=2, test_timeout_s=2)})
+        update={"validation": ValidationConfig(reruns=1, workers=2, test_timeout_s=8)})
     row = Validator(cfg, bwrap).validate(task(calc_task, patch=hang), tmp_path)
     assert row.status == "invalid"
     assert any(n.startswith("after run 1: stopped by the timeout limit") for n in row.notes)
