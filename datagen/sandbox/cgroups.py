@@ -12,6 +12,8 @@ import signal
 import time
 from pathlib import Path
 
+from datagen.builds.procs import alive
+
 ROOT = Path("/sys/fs/cgroup")
 _counter = itertools.count()
 _NAME = re.compile(r"datagen-(\d+)-\d+")
@@ -135,19 +137,9 @@ def reap_orphans() -> None:
             continue
         for entry in entries:
             match = _NAME.fullmatch(entry.name)
-            if match and not _alive(int(match.group(1))):
+            if match and not alive(int(match.group(1))):
                 group = RunCgroup(Path(entry.path), None)
                 group.remove()
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def _write(path: Path, value: str) -> bool:
