@@ -95,3 +95,28 @@ def test_flaky_baseline_tests_are_in_no_task(tmp_path, synth_cache):
     assert flaky == ["tests/test_coin.py::test_coin"] and tests == 8
     rows = [line for line in (out / "tasks.jsonl").read_text().splitlines()]
     assert rows and not any("test_coin" in line for line in rows)
+
+
+
+def test_the_repos_own_coverage_settings_do_not_empty_the_coverage_map(tmp_path, synth_cache):
+    """A repo's ``core = sysmon`` (humanize's pyproject) cannot switch contexts per test and
+    warns from inside the first test; the suite's ``filterwarnings = error`` makes that an
+    internal error: no test ran under coverage, no entity was covered, no candidate was made.
+    sys.monitoring exists from Python 3.12, so the env is built on one (pytest and coverage
+    from PyPI)."""
+    from datagen.sandbox.profiles.python_plan import interpreter_version
+
+    python = next((p for p in ("python3.13", "python3.12") if interpreter_version(p)), None)
+    if python is None:
+        pytest.skip("needs a Python >= 3.12 interpreter (sys.monitoring)")
+    files = {**FILES, "minilib/core.py": CORE, "tests/test_core.py": TEST_CORE,
+             ".coveragerc": "[run]\nparallel = True\ncore = sysmon\n",
+             "pytest.ini": "[pytest]\nfilterwarnings =\n    error\n"}
+    src = write_tree(tmp_path / "src", files)
+    sandbox, limits = untrusted_sandbox("auto"), SandboxLimits(timeout_s=60)
+    cfg = EnvConfig(cache_dir=str(synth_cache / "envs"), pythons=[python], test_requirements=["pytest", "coverage"])
+    env = EnvManager(cfg, sandbox, limits).ensure(src)
+    (tmp_path / "scratch").mkdir()
+    base = measure_baseline(SuiteRunner("pytest", src, sandbox, limits, env, tmp_path / "scratch"), 1, True)
+    assert base.reason is None and len(base.stable) == 8
+    assert covering(base, "minilib/core.py", CORE, "mean") == ["tests/test_core.py::test_mean"]
