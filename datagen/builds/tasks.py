@@ -121,8 +121,8 @@ def _build(cfg: TasksRecipe, out: Path, run: BuildRun, runner: StageRunner, repo
     extra = grow(cfg, ready, proposed, verdicts, teacher, console)
     verdicts.update(validate_all(cfg, ready, extra, run.work, runner, "grown"))
     emitted, rows = emit_tasks(cfg, ready, proposed + extra, verdicts, teacher, run.run_id, console)
-    write_outputs(cfg, out, run.run_id, states, rows, emitted, run.work)
-    return TasksResult(out, run.run_id, skipped=False, repos=[s.row for s in states], candidates=rows,
+    repo_rows = write_outputs(cfg, out, run.run_id, states, rows, emitted, run.work)
+    return TasksResult(out, run.run_id, skipped=False, repos=repo_rows, candidates=rows,
                        tasks=[e.record for e in emitted], notes=notes)
 
 

@@ -26,7 +26,9 @@ REFERENCES = {"SWE-bench": "7-10 changed lines (median)", "CursorBench": "181 ch
 
 
 def write_outputs(cfg: TasksRecipe, out: Path, run_id: str, states, rows: list[CandidateRow],
-                  emitted: list[Emitted], work: Path | None = None) -> None:
+                  emitted: list[Emitted], work: Path | None = None) -> list[RepoBaselineRow]:
+    """Write everything; returns the ``repo_baselines`` rows written (each with why it
+    yields nothing, where it does not)."""
     records = sorted((e.record for e in emitted), key=lambda r: r.instance_id)
     _write_jsonl(out / "tasks.jsonl", records)
     shard = _write_parquet(out / "data" / "train-00000-of-00001.parquet", records)
@@ -40,10 +42,11 @@ def write_outputs(cfg: TasksRecipe, out: Path, run_id: str, states, rows: list[C
                          changed_files=r.changed_files, changed_lines=r.changed_lines,
                          statement_style=r.statement_style, statement_chars=len(r.problem_statement),
                          long_horizon=r.long_horizon) for r in records]
-    baselines = [s.row.model_copy(update={"run_id": run_id}) for s in states]
     counts: dict[str, int] = {}
     for r in records:
         counts[r.repo] = counts.get(r.repo, 0) + 1
+    baselines = [why_no_tasks(s.row.model_copy(update={"run_id": run_id}), rows, counts.get(s.row.repo, 0))
+                 for s in states]
     envs = [repo_env_row(run_id, b, counts.get(b.repo, 0), work) for b in baselines]
     with Manifest(out) as m:
         m.execute("BEGIN TRANSACTION")
@@ -55,6 +58,25 @@ def write_outputs(cfg: TasksRecipe, out: Path, run_id: str, states, rows: list[C
         m.insert(TaskRow, task_rows)
         m.insert(ShardRow, [shard.model_copy(update={"run_id": run_id})])
         m.execute("COMMIT")
+    return baselines
+
+
+def why_no_tasks(row: RepoBaselineRow, rows: list[CandidateRow], tasks: int) -> RepoBaselineRow:
+    """A repo whose suite ran fine but gave no task gets the reason too: no candidate
+    (``no_candidates``: how many entities its passing tests reach) or none that proved
+    itself (``no_valid_candidates``: the candidates' drop reasons, most frequent first)."""
+    if tasks or row.status != "ok" or row.reason:
+        return row
+    mine = [r for r in rows if r.repo == row.repo]
+    failing = f"; {row.failing_tests} tests fail in every run" if row.failing_tests else ""
+    if not mine:
+        detail = f"{row.entities} entities, {row.covered_entities} reached by its {row.tests} passing tests{failing}"
+        return row.model_copy(update={"reason": "no_candidates", "detail": detail})
+    reasons: dict[str, int] = {}
+    for r in mine:
+        reasons[r.reason or r.status] = reasons.get(r.reason or r.status, 0) + 1
+    top = ", ".join(f"{k} {n}" for k, n in sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0])))
+    return row.model_copy(update={"reason": "no_valid_candidates", "detail": f"{len(mine)} candidates: {top}{failing}"})
 
 
 def outcome_of(row: RepoBaselineRow, tasks: int) -> str:
@@ -68,7 +90,7 @@ def outcome_of(row: RepoBaselineRow, tasks: int) -> str:
         return reason
     if reason.startswith("suite_"):
         return "suite_failed"
-    return "no_tasks" if row.status == "ok" else "skipped"
+    return "no_tasks" if row.status == "ok" else "skipped"  # no_candidates / no_valid_candidates
 
 
 def repo_env_row(run_id: str, row: RepoBaselineRow, tasks: int, work: Path | None) -> RepoEnvRow:

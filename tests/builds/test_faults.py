@@ -158,8 +158,14 @@ def test_a_second_build_on_the_same_output_fails_at_once_naming_the_first(tmp_pa
     out = tmp_path / "out"
     first = _start(_cmd(roots, out))
     _wait_mid_crawl(out, first, done=1)
-    t0 = time.monotonic()
-    second = subprocess.run(_cmd(roots, out, "--force"), env=QUIET, capture_output=True, text=True)
+    # held mid-build (its whole group stopped), so it cannot finish before the second one
+    # starts on a loaded machine; a stopped build still holds the lock
+    os.killpg(first.pid, signal.SIGSTOP)
+    try:
+        t0 = time.monotonic()
+        second = subprocess.run(_cmd(roots, out, "--force"), env=QUIET, capture_output=True, text=True)
+    finally:
+        os.killpg(first.pid, signal.SIGCONT)
     assert time.monotonic() - t0 < 10
     assert second.returncode == 2
     lines = second.stderr.strip().splitlines()

@@ -6,10 +6,10 @@ import json
 import sys
 from pathlib import Path
 
-from datagen.builds.tasks_output import outcome_of, repo_env_row
+from datagen.builds.tasks_output import outcome_of, repo_env_row, why_no_tasks
 from datagen.config.sandbox import EnvConfig, SandboxLimits
 from datagen.records.env import EnvPlan
-from datagen.records.tasks import RepoBaselineRow
+from datagen.records.tasks import CandidateRow, RepoBaselineRow
 from datagen.sandbox.env import EnvManager
 from datagen.sandbox.profiles.python_docker import render_dockerfile
 from datagen.sandbox.profiles.python_plan import interpreter_version, python_plan
@@ -152,6 +152,25 @@ def test_repo_env_rows_say_why_a_repo_yields_nothing(tmp_path):
         "env_failed", "dependencies (requirements.txt)", "boom", "k1", "rule")
     assert outcome_of(base.model_copy(update={"reason": "no_passing_tests"}), 0) == "no_passing_tests"
     assert outcome_of(base.model_copy(update={"status": "ok", "reason": None}), 3) == "yielded"
+
+
+def test_a_repo_whose_suite_ran_but_gave_no_task_says_why():
+    ok = RepoBaselineRow(run_id="x", repo="r", runner="pytest", status="ok", tests=764, entities=38,
+                         covered_entities=0, failing_tests=2)
+    none = why_no_tasks(ok, [], 0)
+    assert (none.reason, none.detail) == ("no_candidates", "38 entities, 0 reached by its 764 passing tests; "
+                                          "2 tests fail in every run")
+    cand = dict(run_id="x", repo="r", strategy="s", family="procedural", entity="a.py::f", seed=0,
+                status="dropped", stage="applied")
+    rows = [CandidateRow(candidate_id=str(i), reason=reason, **cand)
+            for i, reason in enumerate(["no_test_breaks", "breaks_collection", "no_test_breaks"])]
+    rows.append(CandidateRow(candidate_id="other", reason="no_test_breaks", **{**cand, "repo": "q"}))
+    dropped = why_no_tasks(ok, rows, 0)
+    assert (dropped.reason, dropped.detail) == (
+        "no_valid_candidates", "3 candidates: no_test_breaks 2, breaks_collection 1; 2 tests fail in every run")
+    assert why_no_tasks(ok, rows, 1) == ok  # it yielded: nothing to explain
+    skipped = ok.model_copy(update={"status": "skipped", "reason": "env_setup_failed"})
+    assert why_no_tasks(skipped, [], 0) == skipped  # its own reason stands
 
 
 def test_both_installers_build_and_record_the_attempt(tmp_path):
