@@ -120,3 +120,29 @@ def test_the_repos_own_coverage_settings_do_not_empty_the_coverage_map(tmp_path,
     base = measure_baseline(SuiteRunner("pytest", src, sandbox, limits, env, tmp_path / "scratch"), 1, True)
     assert base.reason is None and len(base.stable) == 8
     assert covering(base, "minilib/core.py", CORE, "mean") == ["tests/test_core.py::test_mean"]
+
+
+COMPILED_TEST = '''import os
+
+
+def test_code_compiled_under_a_name_that_is_no_file():
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    scope = {}
+    exec(compile("def f():\\n    return 41 + 1\\n", os.path.join(root, "__init__"), "exec"), scope)
+    assert scope["f"]() == 42
+'''
+
+
+def test_code_compiled_under_a_name_that_is_no_file_does_not_empty_the_map(tmp_path, synth_cache):
+    """attrs compiles code under ``<repo>/__init__``, a file that does not exist: coverage's
+    report stopped at it ("No source for code") and the whole map was empty."""
+    files = {**FILES, "minilib/core.py": CORE, "tests/test_core.py": TEST_CORE, "tests/test_compiled.py": COMPILED_TEST}
+    src = write_tree(tmp_path / "src", files)
+    sandbox, limits = untrusted_sandbox("auto"), SandboxLimits(timeout_s=30)
+    cfg = EnvConfig(cache_dir=str(synth_cache / "envs"), inherit_site_packages=[SITE],
+                    test_requirements=["pytest", "coverage"])
+    env = EnvManager(cfg, sandbox, limits).ensure(src)
+    (tmp_path / "scratch").mkdir()
+    base = measure_baseline(SuiteRunner("pytest", src, sandbox, limits, env, tmp_path / "scratch"), 1, True)
+    assert base.reason is None and len(base.stable) == 9
+    assert covering(base, "minilib/core.py", CORE, "mean") == ["tests/test_core.py::test_mean"]
