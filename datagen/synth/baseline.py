@@ -27,6 +27,8 @@ from datagen.sandbox.runners import TestRun, as_profile_env, run_profile
 
 __all__ = ["Baseline", "SuiteRunner", "measure_baseline", "parse_coverage_json"]
 
+COVERAGE_SLACK = 4  # the coverage run's time and CPU limits, in test runs' limits
+
 @dataclass
 class Baseline:
     """What the build knows about one repo's suite."""
@@ -87,10 +89,16 @@ class SuiteRunner:
         return result
 
     def coverage(self) -> dict[str, dict[int, list[str]]]:
-        """path -> line -> ids of the tests that executed it ({} where the profile has none)."""
+        """path -> line -> ids of the tests that executed it ({} where the profile has none).
+
+        The one coverage run gets ``COVERAGE_SLACK`` times a test run's time and CPU: per-test
+        tracing is several times slower than a plain run, and a map cut off by the limit is
+        empty, which leaves every candidate of the repo to be checked with its whole suite."""
         work = self.copy()
+        limits = self.limits.model_copy(update={"timeout_s": self.limits.timeout_s * COVERAGE_SLACK,
+                                                "cpu_s": self.limits.cpu_s * COVERAGE_SLACK})
         try:
-            return self.profile.coverage(self.env, self.sandbox, work, self.limits, self.ro_paths)
+            return self.profile.coverage(self.env, self.sandbox, work, limits, self.ro_paths)
         finally:
             shutil.rmtree(work, ignore_errors=True)
 
