@@ -213,3 +213,35 @@ def test_coverage_run_keeps_its_tracer_alone_when_the_repo_turns_on_pytest_cov_o
     assert _single_tracer(env) == ["--no-cov"]
     (site / "xdist").mkdir()
     assert _single_tracer(env) == ["--no-cov", "-n", "0"]
+
+
+def test_pytest_setup_finds_the_plans_python_behind_a_pyenv_shim(tmp_path):
+    """``python3.12`` on PATH can be a pyenv shim that refuses to run (that version is not
+    selected): the setup script then takes pyenv's own install of it, not the shim."""
+    import os
+    import sys
+
+    from datagen.records.env import EnvPlan
+
+    bin_dir, root = tmp_path / "bin", tmp_path / "pyenv"
+    (root / "versions" / "3.12.9" / "bin").mkdir(parents=True)
+    bin_dir.mkdir()
+    real = root / "versions" / "3.12.9" / "bin" / "python3.12"
+    real.symlink_to(sys.executable)
+    shim = bin_dir / "python3.12"
+    shim.write_text("#!/bin/sh\necho 'pyenv: python3.12: command not found' >&2\nexit 127\n")
+    pyenv = bin_dir / "pyenv"
+    pyenv.write_text(f"#!/bin/sh\ncase \"$1\" in root) echo {root};; versions) echo 3.12.9;; esac\n")
+    for f in (shim, pyenv):
+        f.chmod(0o755)
+    lines = get_profile("pytest").setup_commands(EnvPlan(profile="pytest", toolchain="python3.12"))
+    head = "\n".join(lines[:lines.index(next(x for x in lines if x.startswith("if command -v uv")))])
+    env = {"PATH": f"{bin_dir}:/usr/bin:/bin", "HOME": str(tmp_path)}
+    out = subprocess.run(["bash", "-c", head + '\necho "$PY"'], capture_output=True, text=True, env=env)
+    assert out.stdout.strip() == str(real), out.stderr
+    given = subprocess.run(["bash", "-c", head + '\necho "$PY"'], capture_output=True, text=True,
+                           env={**env, "PYTHON": "/opt/mine/python"})
+    assert given.stdout.strip() == "/opt/mine/python"  # $PYTHON wins
+    os.unlink(pyenv)
+    fallback = subprocess.run(["bash", "-c", head + '\necho "$PY"'], capture_output=True, text=True, env=env)
+    assert fallback.stdout.strip().endswith("python3")  # no pyenv: python3 from PATH

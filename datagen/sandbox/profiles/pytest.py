@@ -187,8 +187,16 @@ class PytestProfile(Profile):
     # --- replay outside datagen --------------------------------------------------------------
     def setup_commands(self, plan: EnvPlan) -> list[str]:
         python = Path(plan.toolchain).name if Path(plan.toolchain).name.startswith("python") else "python3"
-        # uv where it is installed (much faster), else the interpreter's venv and pip
-        lines = [f'PY="${{PYTHON:-$(command -v {shlex.quote(python)} || command -v python3)}}"',
+        q = shlex.quote(python)
+        # the first interpreter that runs: $PYTHON, the plan's (a pyenv shim of a version
+        # that is not selected fails to run, so pyenv's own install of it), else python3
+        lines = ['PY="${PYTHON:-}"',
+                 f'if [ -z "$PY" ] && {q} -c "" >/dev/null 2>&1; then PY="$(command -v {q})"; fi',
+                 f'if [ -z "$PY" ] && command -v pyenv >/dev/null 2>&1; then for v in $(pyenv versions --bare); do '
+                 f'[ -x "$(pyenv root)/versions/$v/bin/{python}" ] && PY="$(pyenv root)/versions/$v/bin/{python}"; '
+                 'done; fi',
+                 'PY="${PY:-$(command -v python3)}"',
+                 # uv where it is installed (much faster), else the interpreter's venv and pip
                  "if command -v uv >/dev/null 2>&1; then",
                  f'  uv venv -q --python "$PY" {_VENV} || exit 2; PIP="uv pip install -q"',
                  f'else "$PY" -m venv {_VENV} || exit 2; PIP="python -m pip install -q"; fi',
