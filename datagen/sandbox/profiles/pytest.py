@@ -177,8 +177,10 @@ class PytestProfile(Profile):
         py, ro, run_env = self.python(env), (*env.ro_paths, *ro_paths), self.run_env(env, workdir)
         run_env = {k: v for k, v in run_env.items() if not k.startswith("COVERAGE_")}
         settings = [f"--rcfile={COVERAGE_RC}", f"--data-file={COVERAGE_DATA}"]
+        # --continue-on-collection-errors as in every test run: one module that does not
+        # collect (markdown's, under filterwarnings = error) must not stop the whole map
         run = [py, "-m", "coverage", "run", *settings, "--source=.", "-m", "pytest", "-p", CONTEXT_PLUGIN,
-               "-p", "no:cacheprovider", "-q", *_single_tracer(env)]
+               "-p", "no:cacheprovider", "--continue-on-collection-errors", "-q", *_single_tracer(env)]
         sandbox.run(run, workdir, limits, env=run_env, ro_paths=ro)
         report = [py, "-m", "coverage", "json", *settings, "--show-contexts", "-o", COVERAGE_JSON]
         sandbox.run(report, workdir, limits, env=run_env, ro_paths=ro)
