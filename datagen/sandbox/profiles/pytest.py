@@ -216,10 +216,33 @@ class PytestProfile(Profile):
         return lines
 
     def eval_commands(self, plan: EnvPlan, tests: list[str]) -> list[str]:
-        # pytest exits 0 only when every node id given ran and passed (an unknown id is exit 4)
-        return [f"if [ -f {_VENV}/bin/activate ]; then . {_VENV}/bin/activate; fi",
-                'export PYTHONDONTWRITEBYTECODE=1 PYTHONPATH="$PWD/src:$PWD${PYTHONPATH:+:$PYTHONPATH}"',
-                f"python -m pytest -p no:cacheprovider -q -rN {shlex.join(tests)}"]
+        # pytest exits 0 only when every node id given ran and passed (an unknown id is exit 4).
+        # A long list is split over several runs: one command line holds at most ARG_MAX
+        # (2 MB here) and a 64 000-test suite's ids (packaging's) are 6 MB.
+        lines = [f"if [ -f {_VENV}/bin/activate ]; then . {_VENV}/bin/activate; fi",
+                 'export PYTHONDONTWRITEBYTECODE=1 PYTHONPATH="$PWD/src:$PWD${PYTHONPATH:+:$PYTHONPATH}"']
+        runs = [f"python -m pytest -p no:cacheprovider -q -rN {shlex.join(part)}"
+                for part in _chunks(tests, EVAL_ARGS_BYTES)]
+        if len(runs) == 1:
+            return [*lines, *runs]
+        return [*lines, "status=0", *(f"{run} || status=1" for run in runs), 'exit "$status"']
+
+
+EVAL_ARGS_BYTES = 256_000  # node ids on one pytest command line of an eval_script
+
+
+def _chunks(tests: list[str], budget: int) -> list[list[str]]:
+    """``tests`` in order, cut into runs whose quoted ids take at most ``budget`` bytes."""
+    out: list[list[str]] = [[]]
+    size = 0
+    for t in tests:
+        n = len(shlex.quote(t).encode()) + 1
+        if out[-1] and size + n > budget:
+            out.append([])
+            size = 0
+        out[-1].append(t)
+        size += n
+    return out
 
 
 def _pytest_collects(path: str) -> bool:
