@@ -69,10 +69,14 @@ def _pytest_id(case: ET.Element) -> str:
         return file or name.replace(".", "/") + ".py"
     if file:
         module = file[:-3].replace("/", ".") if file.endswith(".py") else file
-        rest = classname[len(module) + 1:] if classname.startswith(module + ".") else ""
-        parts = [file, *filter(None, rest.split(".")), name]
-        return "::".join(parts)
-    # xunit2 (no file attribute): the module path is a guess up to the first CapWord
+        if classname == module or classname.startswith(module + "."):
+            rest = classname[len(module) + 1:]
+            return "::".join([file, *filter(None, rest.split(".")), name])
+        # a test method inherited from another file's class (asttokens' TestAstroid runs
+        # TestMarkTokens' methods): `file` is where the method is defined, `classname` the
+        # module and class that collected it, and the node id is the latter's
+    # xunit2 (no file attribute) and inherited methods: the module path is a guess up to
+    # the first CapWord of the classname
     dotted = classname.split(".")
     split = next((i for i, p in enumerate(dotted) if p[:1].isupper()), len(dotted))
     path = "/".join(dotted[:split]) + ".py"

@@ -60,3 +60,27 @@ def test_broken_report_is_a_clear_error(text):
         parse_pytest_junit(text)
     with pytest.raises(ReportError):
         parse_node_junit(text)
+
+
+def test_pytest_ids_of_methods_inherited_from_another_files_class_are_pytests_own(tmp_path):
+    """asttokens' ``TestAstroid`` (test_astroid.py) inherits ``TestMarkTokens``'
+    (test_mark_tokens.py) methods; xunit1 names the defining file, so the ids once came
+    out as ``tests/test_mark_tokens.py::test_splat``, a test pytest cannot find."""
+    import subprocess
+    import sys
+
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "__init__.py").write_text("")
+    (tmp_path / "tests" / "test_base.py").write_text(
+        "import unittest\n\n\nclass TestBase(unittest.TestCase):\n    def test_shared(self):\n        pass\n\n\n"
+        "def test_plain():\n    pass\n")
+    (tmp_path / "tests" / "test_child.py").write_text(
+        "from tests import test_base\n\n\nclass TestChild(test_base.TestBase):\n    def test_own(self):\n"
+        "        pass\n")
+    base = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-o", "junit_family=xunit1", "tests"]
+    listed = subprocess.run([*base, "--collect-only", "-q"], cwd=tmp_path, capture_output=True, text=True)
+    ids = {line for line in listed.stdout.splitlines() if "::" in line}
+    assert "tests/test_child.py::TestChild::test_shared" in ids
+    subprocess.run([*base, "-q", "--junitxml=r.xml"], cwd=tmp_path, capture_output=True, check=True)
+    got = parse_pytest_junit((tmp_path / "r.xml").read_text())
+    assert set(got) == ids and set(got.values()) == {"pass"}
