@@ -147,7 +147,14 @@ def _node_suite(clone: Path, report: Path) -> dict[str, bool]:
 
 def _bash(script: str, cwd: Path) -> int:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "VIRTUAL_ENV"))}
-    return subprocess.run(["bash", "-c", script], cwd=cwd, env=env, capture_output=True, timeout=1800).returncode
+    # from a file, as a user runs it: one argument holds at most 128 KB (MAX_ARG_STRLEN), and a
+    # large suite's eval_script is longer
+    with tempfile.NamedTemporaryFile("w", suffix=".sh", dir=cwd.parent, delete=False) as fh:
+        fh.write(script)
+    try:
+        return subprocess.run(["bash", fh.name], cwd=cwd, env=env, capture_output=True, timeout=1800).returncode
+    finally:
+        os.unlink(fh.name)
 
 
 def script_replay(clone: Path, task: dict) -> str | None:
