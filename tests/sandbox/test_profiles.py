@@ -285,3 +285,29 @@ def test_a_pytest_eval_script_with_more_ids_than_one_command_line_holds(tmp_path
     broken = subprocess.run(["bash", "eval.sh"], cwd=tmp_path, capture_output=True, text=True,
                             env={**env, "BREAK": "150"})  # one id in a middle part
     assert broken.returncode == 1 and broken.stdout.count("1 failed") == 1
+
+
+def test_pytest_eval_script_runs_ids_in_the_suites_testpaths_order(tmp_path):
+    """semver (``testpaths = tests docs``): its docs doctests use names a ``tests/`` autouse
+    fixture puts into the session's ``doctest_namespace``; sorted by name, ``docs/`` ran
+    first and every doctest failed outside datagen."""
+    import os
+    import sys
+
+    from datagen.records.env import EnvPlan
+
+    write_tree(tmp_path, {
+        "pytest.ini": "[pytest]\ntestpaths = tests docs\naddopts = --doctest-glob=*.rst\n",
+        "tests/conftest.py": "import pytest\n\n\n@pytest.fixture(autouse=True)\ndef add(doctest_namespace):\n"
+                             "    doctest_namespace['answer'] = 42\n",
+        "tests/test_a.py": "def test_a():\n    pass\n",
+        "docs/use.rst": ">>> answer\n42\n"})
+    ids = ["docs/use.rst::use.rst", "tests/test_a.py::test_a"]
+    plan = EnvPlan(profile="pytest", test_paths=["tests", "docs"])
+    script = get_profile("pytest").eval_script(plan, ids)
+    assert script.index("tests/test_a.py") < script.index("docs/use.rst")
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}"}
+    env.pop("PYTEST_ADDOPTS", None)
+    (tmp_path / "eval.sh").write_text(script)
+    run = subprocess.run(["bash", "eval.sh"], cwd=tmp_path, capture_output=True, text=True, env=env)
+    assert run.returncode == 0, run.stdout[-2000:]

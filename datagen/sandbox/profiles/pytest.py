@@ -222,10 +222,24 @@ class PytestProfile(Profile):
         lines = [f"if [ -f {_VENV}/bin/activate ]; then . {_VENV}/bin/activate; fi",
                  'export PYTHONDONTWRITEBYTECODE=1 PYTHONPATH="$PWD/src:$PWD${PYTHONPATH:+:$PYTHONPATH}"']
         runs = [f"python -m pytest -p no:cacheprovider -q -rN {shlex.join(part)}"
-                for part in _chunks(tests, EVAL_ARGS_BYTES)]
+                for part in _chunks(in_testpaths_order(tests, plan.test_paths), EVAL_ARGS_BYTES)]
         if len(runs) == 1:
             return [*lines, *runs]
         return [*lines, "status=0", *(f"{run} || status=1" for run in runs), 'exit "$status"']
+
+
+def in_testpaths_order(tests: list[str], test_paths: list[str]) -> list[str]:
+    """``tests`` in the order of the suite's ``testpaths`` (then by id), the order of a whole
+    run: semver's ``docs/*.rst`` doctests pass only after a ``tests/`` test's autouse fixture
+    has filled the session's ``doctest_namespace``, and ``testpaths = tests docs``."""
+    roots = [p.rstrip("/") for p in test_paths]
+
+    def rank(test: str) -> tuple[int, str]:
+        path = test.split("::")[0]
+        hit = next((i for i, r in enumerate(roots) if path == r or path.startswith(r + "/")), len(roots))
+        return hit, test
+
+    return sorted(tests, key=rank)
 
 
 EVAL_ARGS_BYTES = 256_000  # node ids on one pytest command line of an eval_script
