@@ -69,6 +69,8 @@ def _pytest_id(case: ET.Element) -> str:
         return file or name.replace(".", "/") + ".py"
     if file:
         module = file[:-3].replace("/", ".") if file.endswith(".py") else file
+        if not file.endswith(".py"):  # a text file's doctests (--doctest-glob='*.rst')
+            return f"{file}::{name}"
         if classname == module or classname.startswith(module + "."):
             rest = classname[len(module) + 1:]
             return "::".join([file, *filter(None, rest.split(".")), name])

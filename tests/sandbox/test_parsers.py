@@ -74,13 +74,15 @@ def test_pytest_ids_of_methods_inherited_from_another_files_class_are_pytests_ow
     (tmp_path / "tests" / "test_base.py").write_text(
         "import unittest\n\n\nclass TestBase(unittest.TestCase):\n    def test_shared(self):\n        pass\n\n\n"
         "def test_plain():\n    pass\n")
+    (tmp_path / "tests" / "use.rst").write_text(">>> 1 + 1\n2\n")  # semver's docs doctests
     (tmp_path / "tests" / "test_child.py").write_text(
         "from tests import test_base\n\n\nclass TestChild(test_base.TestBase):\n    def test_own(self):\n"
         "        pass\n")
-    base = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-o", "junit_family=xunit1", "tests"]
+    base = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-o", "junit_family=xunit1",
+            "--doctest-glob=*.rst", "tests"]
     listed = subprocess.run([*base, "--collect-only", "-q"], cwd=tmp_path, capture_output=True, text=True)
     ids = {line for line in listed.stdout.splitlines() if "::" in line}
-    assert "tests/test_child.py::TestChild::test_shared" in ids
+    assert {"tests/test_child.py::TestChild::test_shared", "tests/use.rst::use.rst"} <= ids
     subprocess.run([*base, "-q", "--junitxml=r.xml"], cwd=tmp_path, capture_output=True, check=True)
     got = parse_pytest_junit((tmp_path / "r.xml").read_text())
     assert set(got) == ids and set(got.values()) == {"pass"}
