@@ -29,6 +29,7 @@ __all__ = ["Baseline", "SuiteRunner", "measure_baseline", "parse_coverage_json"]
 
 COVERAGE_SLACK = 4  # the coverage run's time and CPU limits, in test runs' limits
 
+
 @dataclass
 class Baseline:
     """What the build knows about one repo's suite."""

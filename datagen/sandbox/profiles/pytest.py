@@ -33,7 +33,6 @@ CONTEXT_PLUGIN = "datagen_test_context"
 # the whole report fail ("No source for code") and the map empty.
 _COVERAGE_RC_SOURCE = """[run]
 source = .
-data_file = .datagen.coverage
 parallel = False
 branch = False
 core = ctrace
