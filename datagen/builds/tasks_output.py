@@ -45,8 +45,11 @@ def write_outputs(cfg: TasksRecipe, out: Path, run_id: str, states, rows: list[C
     counts: dict[str, int] = {}
     for r in records:
         counts[r.repo] = counts.get(r.repo, 0) + 1
-    baselines = [why_no_tasks(s.row.model_copy(update={"run_id": run_id}), rows, counts.get(s.row.repo, 0))
-                 for s in states]
+    by_repo: dict[str, list[CandidateRow]] = {}
+    for c in rows:
+        by_repo.setdefault(c.repo, []).append(c)
+    baselines = [why_no_tasks(s.row.model_copy(update={"run_id": run_id}), by_repo.get(s.row.repo, []),
+                              counts.get(s.row.repo, 0)) for s in states]
     envs = [repo_env_row(run_id, b, counts.get(b.repo, 0), work) for b in baselines]
     with Manifest(out) as m:
         m.execute("BEGIN TRANSACTION")
