@@ -70,3 +70,15 @@ def assert_test_edits_fail(clone: Path, task: TaskRecord, test_file: str, bash) 
     path.write_bytes(original)
     again = bash(task.eval_script)
     assert again.returncode == 0, again.stdout[-2000:] + again.stderr[-2000:]
+
+
+def envs_digest(out: Path) -> dict[str, str]:
+    """Relative path -> sha256 of every file of a build's ``envs/`` (what must be byte-identical
+    between two builds of the same input and recipe); raises when there is none."""
+    import hashlib
+
+    envs = out / "envs"
+    files = {p.relative_to(envs).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+             for p in sorted(envs.rglob("*")) if p.is_file()}
+    assert files, f"no sealed environment under {envs}"
+    return files

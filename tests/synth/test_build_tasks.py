@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 from datagen.cli.app import app
 from datagen.records.tasks import TaskRecord
 from datagen.synth.statements import MIN_QUOTED_LINE, added_lines
-from tests.sealed import assert_sealed
+from tests.sealed import assert_sealed, envs_digest
 from tests.synth.buildkit import ROOT, SITE, make_minilib, read_tasks, run_build, sql, start_build
 
 pytestmark = pytest.mark.slow
@@ -176,8 +176,7 @@ def test_deterministic(built, minilib, synth_cache, tmp_path):
     proc = run_build([minilib], again, synth_cache)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert (again / "tasks.jsonl").read_bytes() == (built.out / "tasks.jsonl").read_bytes()
-    refs = lambda out: _git(out / "repos" / "minilib.git", "for-each-ref", "--format=%(refname) %(objectname)").stdout  # noqa: E731
-    assert refs(again) == refs(built.out)
+    assert envs_digest(again) == envs_digest(built.out)
 
 
 def test_resume_after_sigkill(built, minilib, synth_cache, tmp_path):
@@ -243,3 +242,13 @@ def test_a_repo_skipped_before_its_profile_is_listed_under_its_language(tmp_path
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert sql(out, "SELECT repo, status, reason, language FROM repo_baselines") == [
         ("wordfreq-c", "skipped", "license:GPL-3.0", "c")]
+
+
+def test_no_function_gives_more_than_its_quota(built):
+    """synth.max_tasks_per_entity (2): a function's further validated candidates are recorded
+    as entity_quota; a combined task changes two or more files and functions."""
+    per = sql(built.out, "SELECT entity, count(*) FROM tasks WHERE strategy != 'combine_files_v1' AND entity != '' "
+              "GROUP BY entity")
+    assert per and max(n for _, n in per) <= 2
+    combined = sql(built.out, "SELECT entity, changed_files, hunks FROM tasks WHERE strategy = 'combine_files_v1'")
+    assert combined and all(len(e.split(";")) >= 2 and files >= 2 and h >= 2 for e, files, h in combined)
