@@ -132,3 +132,16 @@ def test_build_makes_a_go_env_and_runs_its_suite(bwrap, tmp_path):
     counts = re.search(r"^tests: (\{.*\})", r.stdout, re.M)
     assert counts and "'pass'" in counts.group(1), r.stdout
     assert list((tmp_path / "envs").glob("go-*/ok.json")), "the env is the go profile's, cached by its key"
+
+
+@pytest.mark.slow
+def test_build_makes_a_python_env_with_its_recorded_steps(bwrap, tmp_path):
+    src = _copy("tinyhttp", tmp_path)
+    site = str(Path(pytest.__file__).resolve().parent.parent)
+    r = runner.invoke(app, ["env", "build", str(src), "--set", "sandbox.backend=bwrap",
+                            "--set", f"env.cache_dir={tmp_path / 'envs'}",
+                            "--set", f"env.inherit_site_packages=[{site}]"])
+    assert r.exit_code == 0, r.output
+    assert re.search(r"^  ok +\d+\.\d+s  ", r.stdout, re.M), r.stdout  # EnvManager's attempt, step by step
+    counts = re.search(r"^tests: (\{.*\})", r.stdout, re.M)
+    assert counts and "'pass'" in counts.group(1), r.stdout
