@@ -45,6 +45,7 @@ from datagen.pool.rows import PROMPTS, eval_script, reward_spec
 from datagen.records import ShardRow
 from datagen.records.base import arrow_schema
 from datagen.records.pool import PoolDropRow, PoolRow
+from datagen.sandbox.profiles.registry import get_profile
 
 SPLITS = ("train", "validation")
 _MSG = pa.list_(pa.struct([pa.field("role", pa.string()), pa.field("content", pa.string())]))
@@ -205,13 +206,6 @@ def _count_rows(path: Path) -> int:
 
 # -- Harbor task folders ---------------------------------------------------------------
 HARBOR_DIR = Path("exports") / "harbor"
-_HARBOR_BASE = {"pytest": "python:3.11-slim", "node": "node:20-slim"}
-_HARBOR_INSTALL = {
-    "pytest": ("RUN if [ -f requirements.txt ]; then pip install --no-cache-dir -r requirements.txt; fi \\\n"
-               " && if [ -f pyproject.toml ] || [ -f setup.py ]; then pip install --no-cache-dir -e .; fi \\\n"
-               " && pip install --no-cache-dir pytest"),
-    "node": "RUN if [ -f package-lock.json ]; then npm ci; elif [ -f package.json ]; then npm install; fi",
-}
 
 
 def harbor_name(row: PoolRow) -> str:
@@ -222,9 +216,11 @@ def harbor_name(row: PoolRow) -> str:
 def harbor_dockerfile(row: PoolRow) -> str:
     """The task's environment as a Dockerfile: the source at ``base_commit`` (the
     ``source.tar`` beside it) in ``/testbed`` as a git checkout, its dependencies and the
-    test runner installed. The one place that renders it (ecosystem profiles plug in here)."""
+    test runner installed. The one place that renders it; the image and the install line are
+    the runner's profile's (``export_image``, ``export_install``)."""
+    profile = get_profile(row.runner)
     return "\n".join([
-        f"FROM {_HARBOR_BASE[row.runner]}",
+        f"FROM {profile.export_image}",
         "RUN apt-get update && apt-get install -y --no-install-recommends git ca-certificates \\",
         " && rm -rf /var/lib/apt/lists/*",
         "WORKDIR /testbed",
@@ -232,7 +228,7 @@ def harbor_dockerfile(row: PoolRow) -> str:
         "RUN tar -xf /tmp/source.tar -C /testbed && rm /tmp/source.tar \\",
         " && git init -q && git add -A \\",
         " && git -c user.email=datagen@localhost -c user.name=datagen commit -qm base",
-        _HARBOR_INSTALL[row.runner],
+        profile.export_install,
         "",
     ])
 
@@ -301,6 +297,8 @@ def _source_tar(row: PoolRow) -> bytes | None:
 
 def harbor_task(row: PoolRow, folder: Path, prompts: Path = PROMPTS) -> str | None:
     """Write one Harbor task folder; returns why it was skipped (no source), else None."""
+    if not get_profile(row.runner).export_image:
+        return f"no container image for runner {row.runner!r} (its profile names no export_image)"
     source = _source_tar(row)
     if source is None:
         return f"source not found: {row.repo_path}"
