@@ -236,7 +236,8 @@ def grow(cfg: TasksRecipe, states: list[RepoState], first: list[Candidate], verd
                                         math.ceil(proposed[s.repo.name] / (1 - cfg.synth.combine_share))))
         if share:
             breaks = {c.candidate_id: set(verdicts[c.candidate_id].fail_to_pass) for c in mine}
-            extra += combine_candidates(s.repo.name, mine, share, cfg.synth.combine_size, cfg.seed, ids, breaks)
+            extra += combine_candidates(s.repo.name, mine, share, cfg.synth.combine_size, cfg.seed, ids, breaks,
+                                        s.texts)
         if teacher is not None and "evolve" in cfg.synth.families and cfg.synth.scale:
             from datagen.synth.teacher_tasks import evolve
 

@@ -7,13 +7,14 @@ merged together.
   Mining is language-agnostic (git diffs plus ``is_test_file``); the one language whose
   tests may live inside a source file is Rust: a ``#[cfg(test)]`` module the commit changed
   counts as its tests, and the revert keeps the snapshot's version of it.
-- ``combine``: 2-4 validated bugs of one repo, each in its own file and function (the
-  closest ones: sharing a failing test, else a folder), merged into one task whose fix
-  spans several places and files.
+- ``combine``: 2-4 validated bugs of one repo, each in its own function (the closest ones:
+  another file sharing a failing test, else a folder, else another function of the same
+  file whose edit touches other lines), merged into one task whose fix spans several places.
 """
 
 from __future__ import annotations
 
+import difflib
 import os
 import random
 import subprocess
@@ -148,21 +149,24 @@ def _with_tests_of(current: str, reverted: str, path: str) -> str:
 
 def combine_candidates(repo: str, kept: list[Candidate], n_tasks: int, sizes: tuple[int, int],
                        seed: int, ids: Mapping[str, str],
-                       breaks: Mapping[str, set[str]] | None = None) -> list[Candidate]:
-    """Up to ``n_tasks`` merges of 2-4 validated single-file bugs, each member in its own
-    file and its own function. Members are drawn in turn (each single leads a merge before
-    any leads a second), and each next member is the one closest to the group: sharing a
-    failing test with it (``breaks``: candidate id -> its FAIL_TO_PASS), else in the same
-    module folder, else any other file; ties broken by a seeded draw. ``ids`` maps a
-    member's candidate id to its task id (the combined task's parents)."""
+                       breaks: Mapping[str, set[str]] | None = None,
+                       texts: Mapping[str, str] | None = None) -> list[Candidate]:
+    """Up to ``n_tasks`` merges of 2-4 validated single-file bugs, each in its own function.
+    Members are drawn in turn (each single leads a merge before any leads a second), and each
+    next member is the one closest to the group: in another file and sharing a failing test
+    with it (``breaks``: candidate id -> its FAIL_TO_PASS), else another file of the same
+    folder, else any other file, else (given the clean ``texts``) another function of a file
+    the group changes, when the two edits do not touch the same lines; ties broken by a
+    seeded draw. ``ids`` maps a member's candidate id to its task id (the combined task's
+    parents)."""
     breaks = breaks or {}
     by_entity: dict[str, Candidate] = {}
     for c in kept:
-        if len(c.changes) == 1 and c.family != "combine":
+        if len(c.changes) == 1 and c.family != "combine" and next(iter(c.changes.values())) is not None:
             by_entity.setdefault(c.entity or c.candidate_id, c)
     singles = list(by_entity.values())
     lo, hi = sizes
-    if len({next(iter(c.changes)) for c in singles}) < lo:
+    if len(singles) < lo:
         return []
     rng = random.Random(derive_seed(seed, repo, COMBINE))
     leads = sorted(singles, key=lambda c: c.candidate_id)
@@ -172,36 +176,64 @@ def combine_candidates(repo: str, kept: list[Candidate], n_tasks: int, sizes: tu
         if len(out) >= n_tasks:
             break
         group = [leads[k % len(leads)]]
+        changes = dict(group[0].changes)
         want = rng.randint(lo, hi)
         while len(group) < want:
-            nxt = _closest(group, singles, breaks, rng)
+            nxt = _closest(group, changes, singles, breaks, rng, texts or {})
             if nxt is None:
                 break
-            group.append(nxt)
+            group.append(nxt[0])
+            changes = nxt[1]
         if len(group) < lo:
             continue
-        changes = {p: t for m in group for p, t in m.changes.items()}
-        members = sorted(group, key=lambda m: next(iter(m.changes)))
+        members = sorted(group, key=lambda m: (next(iter(m.changes)), m.entity))
         c = Candidate(repo, COMBINE, "combine", ";".join(m.entity for m in members), k, changes,
                       parent_ids=[ids[m.candidate_id] for m in members])
         out.setdefault(c.candidate_id, c)
     return [out[key] for key in sorted(out)]
 
 
-def _closest(group: list[Candidate], singles: list[Candidate], breaks: Mapping[str, set[str]],
-             rng: random.Random) -> Candidate | None:
-    """The single bug that best joins ``group`` (its own file; shared failing tests first,
-    then the same folder), or None when no file is left."""
-    files = {next(iter(m.changes)) for m in group}
+def _closest(group: list[Candidate], changes: dict[str, str | None], singles: list[Candidate],
+             breaks: Mapping[str, set[str]], rng: random.Random, texts: Mapping[str, str]
+             ) -> tuple[Candidate, dict[str, str | None]] | None:
+    """The single bug that best joins ``group`` and the group's changes with it, or None."""
+    files = set(changes)
     folders = {os.path.dirname(f) for f in files}
     tests = set().union(*(breaks.get(m.candidate_id, set()) for m in group))
-    options = [c for c in singles if next(iter(c.changes)) not in files]
-    if not options:
-        return None
+    entities = {m.entity for m in group}
 
     def rank(c: Candidate) -> tuple[int, float]:
+        path = next(iter(c.changes))
         shared = bool(tests & breaks.get(c.candidate_id, set()))
-        near = os.path.dirname(next(iter(c.changes))) in folders
-        return (0 if shared else 1 if near else 2, rng.random())
+        if path in files:
+            return (4, rng.random())
+        return (0 if shared else 1 if os.path.dirname(path) in folders else 2, rng.random())
 
-    return min(sorted(options, key=lambda c: c.candidate_id), key=rank)
+    options = sorted((c for c in singles if c.entity not in entities), key=lambda c: c.candidate_id)
+    for c in sorted(options, key=rank):
+        path, text = next(iter(c.changes.items()))
+        if path not in files:
+            return c, {**changes, path: text}
+        if path in texts and (merged := merge_edits(texts[path], changes[path] or "", text or "")) is not None:
+            return c, {**changes, path: merged}
+    return None
+
+
+def merge_edits(clean: str, a: str, b: str) -> str | None:
+    """``clean`` with both the edit that made ``a`` and the edit that made ``b`` (each a
+    version of ``clean``), or None when the two touch the same or adjacent lines."""
+    base = clean.splitlines(keepends=True)
+    spans = []
+    for version in (a, b):
+        ops = [op for op in difflib.SequenceMatcher(None, base, version.splitlines(keepends=True),
+                                                   autojunk=False).get_opcodes() if op[0] != "equal"]
+        spans.append([(i1, i2, version.splitlines(keepends=True)[j1:j2]) for _, i1, i2, j1, j2 in ops])
+    for i1, i2, _ in spans[0]:
+        for k1, k2, _ in spans[1]:
+            if i1 <= k2 and k1 <= i2:  # overlapping or touching: no safe merge
+                return None
+    out, at = [], 0
+    for i1, i2, lines in sorted(spans[0] + spans[1], key=lambda s: (s[0], s[1])):
+        out += base[at:i1] + lines
+        at = i2
+    return "".join(out + base[at:])

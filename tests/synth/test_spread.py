@@ -69,3 +69,17 @@ def test_combined_bugs_take_the_closest_members():
     pairs = {frozenset(m.changes) for m in merged}
     assert frozenset({"pkg/a.py", "pkg/b.py"}) in pairs  # the pair that shares test t1
     assert combine_candidates("r", [a, a2], 6, (2, 4), 0, ids, breaks) == []  # one file: nothing to merge
+
+
+def test_two_functions_of_one_file_merge_when_their_edits_are_apart():
+    from datagen.synth.mining import merge_edits
+
+    clean = "def f():\n    return 1\n\n\ndef g():\n    return 2\n"
+    a = clean.replace("return 1", "return 0")
+    b = clean.replace("return 2", "return 3")
+    assert merge_edits(clean, a, b) == "def f():\n    return 0\n\n\ndef g():\n    return 3\n"
+    assert merge_edits(clean, a, clean.replace("return 1", "return 5")) is None  # the same line
+    fa, gb = _single("m.py", "f", a), _single("m.py", "g", b)
+    ids = {fa.candidate_id: "t-f", gb.candidate_id: "t-g"}
+    (merged,) = combine_candidates("r", [fa, gb], 1, (2, 2), 0, ids, {}, {"m.py": clean})
+    assert merged.changes == {"m.py": merge_edits(clean, a, b)} and merged.entity == "m.py::f;m.py::g"
