@@ -17,7 +17,8 @@ API::
                       # work kept for the resume); JobsSubmitted leaves it 'running'
 
 While a build runs (``uses_work``) it holds ``<out>/.datagen.lock`` (a second build on the
-same output fails at once, naming this one); on entering, 'running' build rows left by a
+same output fails at once, naming this one); on entering, an output switch a killed build
+left half done is completed or undone (``switch.recover``), 'running' build rows left by a
 killed build are marked 'failed' and other runs' work folders are removed. During any run,
 SIGINT / SIGTERM raise ``Interrupted`` (the CLI exits ``128 + signal``). On any failure the
 processes the run started are killed; a full disk becomes ``DiskFull`` (one line), after
@@ -48,6 +49,7 @@ from datagen import __version__
 from datagen.builds.faults import disk_full, disk_full_message, interrupts, quiet_orphaned_threads, remove_partial
 from datagen.builds.lock import OutputLock
 from datagen.builds.procs import children, stop_children
+from datagen.builds.switch import recover as recover_outputs
 from datagen.config.base import StrictModel, canonical_json, recipe_hash
 from datagen.errors import DiskFull, Interrupted, JobsSubmitted
 from datagen.manifest import Manifest
@@ -159,6 +161,7 @@ class BuildRun:
             owned = True
             self._stack.enter_context(interrupts(self._keep))
             if self.uses_work:
+                recover_outputs(self.out)  # a switch a killed build left half done: one set again
                 self._forget_stale_runs()
                 self.work.mkdir(parents=True, exist_ok=True)
             self._record("running")
