@@ -8,7 +8,8 @@ A build subclasses ``Build`` and gives:
   the output files it replaces, relative to the output folder);
 - ``fingerprint()``: its inputs' content (what, with the content recipe, names the run);
 - ``intact(run, con)``: the already-built check beyond a 'finished' ``runs`` row
-  (default: none);
+  (default ``shards_on_disk``: the files this run listed in ``shards`` are in the folder,
+  byte for byte, so a folder that a later build of another recipe replaced is rebuilt);
 - ``build(run, runner)``: its stages, writing every output under ``stage(run)`` and ending
   with ``publish(run, commit)``;
 - optionally ``prepare(run)`` (the disk-full hint, scratch paths) and ``session()`` (a
@@ -32,6 +33,7 @@ A build subclasses ``Build`` and gives:
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import shutil
 import sys
 import time
@@ -62,6 +64,20 @@ def recipe_with_flags(model: type[StrictModel], recipe: str | Path | None, name:
     return cfg, path
 
 
+def shards_on_disk(out: Path, run_id: str, con: duckdb.DuckDBPyConnection) -> bool:
+    """Whether ``run_id`` listed files in ``shards`` and each is in ``out`` with its
+    recorded sha256 (what a later build of another recipe, switched in, breaks)."""
+    rows = con.execute("SELECT path, sha256 FROM shards WHERE run_id = ?", [run_id]).fetchall()
+    return bool(rows) and all(_sha256(out / path) == sha for path, sha in rows)
+
+
+def _sha256(path: Path) -> str | None:
+    if not path.is_file():
+        return None
+    with open(path, "rb") as fh:
+        return hashlib.file_digest(fh, "sha256").hexdigest()
+
+
 class Build:
     """One build of ``datagen build <name>`` (see the module docstring)."""
 
@@ -87,7 +103,7 @@ class Build:
         raise NotImplementedError
 
     def intact(self, run: BuildRun, con: duckdb.DuckDBPyConnection) -> bool:
-        return True
+        return shards_on_disk(self.out, run.run_id, con)
 
     def prepare(self, run: BuildRun) -> None:
         """Before the run starts: what it needs besides the recipe (default: nothing)."""
@@ -140,4 +156,4 @@ class Build:
         return time.monotonic() - self.t0
 
 
-__all__ = ["Build", "recipe_with_flags"]
+__all__ = ["Build", "recipe_with_flags", "shards_on_disk"]

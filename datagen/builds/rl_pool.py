@@ -103,9 +103,6 @@ class RlPoolBuild(Build):
         return hashlib.sha256(json.dumps([[t.model_dump(mode="json"), str(b)] for t, b in self.inputs],
                                          sort_keys=True).encode()).hexdigest()[:16]
 
-    def intact(self, run: BuildRun, con) -> bool:
-        return any((self.out / "data").glob("*.parquet"))
-
     def build(self, run: BuildRun, runner: StageRunner) -> PoolResult:
         return _build(self.cfg, self.out, run, runner, self.inputs, self.console,
                       self.fresh_stage(run), functools.partial(self.publish, run))

@@ -10,8 +10,9 @@ API::
     run.run_id        # sha256(canonical content recipe \\0 fingerprint \\0 datagen version)[:16]
     run.work          # out/.work/<run_id> (datatrove completions, crawl parquet, ...)
     run.already_built(check=None) -> bool
-                      # False under --force; else whether `runs` holds a 'finished' row for
-                      # run_id and ``check(con)`` (a read-only manifest connection) agrees
+                      # False under --force or while a killed build's output switch is
+                      # pending; else whether `runs` holds a 'finished' row for run_id and
+                      # ``check(con)`` (a read-only manifest connection) agrees
     with run:         # `runs` row 'running' + mkdir work; on leaving: 'finished' (work and
         ...           # an empty .work removed) or 'failed' on any BaseException (re-raised,
                       # work kept for the resume); JobsSubmitted leaves it 'running'
@@ -49,6 +50,7 @@ from datagen import __version__
 from datagen.builds.faults import disk_full, disk_full_message, interrupts, quiet_orphaned_threads, remove_partial
 from datagen.builds.lock import OutputLock
 from datagen.builds.procs import children, stop_children
+from datagen.builds.switch import journal_path as switch_journal
 from datagen.builds.switch import recover as recover_outputs
 from datagen.config.base import StrictModel, canonical_json, recipe_hash
 from datagen.errors import DiskFull, Interrupted, JobsSubmitted
@@ -129,6 +131,8 @@ class BuildRun:
     def already_built(self, check: Callable[[duckdb.DuckDBPyConnection], bool] | None = None) -> bool:
         """Whether this exact run already finished here (always False under ``force``)."""
         if self.force or self.out is None:
+            return False
+        if switch_journal(self.out).exists():  # a switch a killed build left: the folder is not whole
             return False
         path = manifest_path(self.out)
         if not path.exists():

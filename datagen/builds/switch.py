@@ -176,6 +176,10 @@ def _roll_back(out: Path, plan: dict) -> None:
     made = (_folders(plan["new"]) | set(plan["empty"]) | _folders(plan["empty"])) - set(plan["old_dirs"])
     _prune(out, made - _folders(plan["old"]))
     _done(out, plan)
+    # only now, the journal gone: a mark without a journal is inert, a journal without its
+    # mark would read as committed
+    with Manifest(out, tables=[]) as m:
+        m.execute(f"DROP TABLE IF EXISTS {MARK_TABLE}")
 
 
 def _done(out: Path, plan: dict) -> None:

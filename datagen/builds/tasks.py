@@ -99,9 +99,6 @@ class TasksBuild(Build):
         self.listed = {r.name: list_repo(r, rules) for r in self.repos}
         return fingerprint(self.repos, [f for r in self.repos for f in self.listed[r.name]])
 
-    def intact(self, run: BuildRun, con) -> bool:
-        return (self.out / "tasks.jsonl").is_file()
-
     def build(self, run: BuildRun, runner: StageRunner) -> TasksResult:
         return _build(self.cfg, self.out, run, runner, self.repos, self.listed, self.console,
                       functools.partial(self.publish, run), self.fresh_stage)

@@ -47,6 +47,14 @@ def listed(out):
         con.close()
 
 
+def tables(out):
+    con = duckdb.connect(str(out / "manifest.duckdb"), read_only=True)
+    try:
+        return {t for (t,) in con.execute("SELECT table_name FROM duckdb_tables()").fetchall()}
+    finally:
+        con.close()
+
+
 def commit_of(out, value):
     """A build's manifest transaction: table ``t`` says which set is listed."""
     def commit(mark):
@@ -97,7 +105,7 @@ def test_a_failed_commit_puts_the_previous_output_back(old_and_new):
     with pytest.raises(OSError):
         switch_outputs(stage, out, backup, OWNED, commit=commit)
     assert tree(out) == before == OLD_TREE and listed(out) == "old"
-    assert not journal_path(out).exists()
+    assert not journal_path(out).exists() and MARK_TABLE not in tables(out)
 
 
 KILLED = """
@@ -126,7 +134,7 @@ def test_a_switch_killed_half_way_is_undone_or_finished_by_recover(old_and_new, 
     assert recover(out) == ("finished" if listed_after == "new" else "rolled back")
     assert listed(out) == listed_after and tree(out) == tree_after
     assert not journal_path(out).exists() and not (stage.parent / "replaced").exists()
-    assert recover(out) is None
+    assert MARK_TABLE not in tables(out) and recover(out) is None
 
 
 def test_a_token_left_by_a_switch_killed_before_its_journal_changes_nothing(old_and_new):
@@ -135,10 +143,7 @@ def test_a_token_left_by_a_switch_killed_before_its_journal_changes_nothing(old_
         m.execute(f"CREATE TABLE {MARK_TABLE} AS SELECT 'stale' AS token")
     assert recover(out) is None
     switch_outputs(stage, out, backup, OWNED, commit=commit_of(out, "new"))
-    con = duckdb.connect(str(out / "manifest.duckdb"), read_only=True)
-    tables = {t for (t,) in con.execute("SELECT table_name FROM duckdb_tables()").fetchall()}
-    con.close()
-    assert MARK_TABLE not in tables and listed(out) == "new"
+    assert MARK_TABLE not in tables(out) and listed(out) == "new"
 
 
 def test_the_journal_names_every_file_it_moves(old_and_new):
