@@ -30,7 +30,8 @@ DuckDB is capped (``duckdb_config``), the shard writer and packing stream repo b
 and per-file rows go through DuckDB or parquet, never a Python list of the corpus.
 ``<work>/stages.log`` says which stage a running build is in.
 
-The run itself (id, ``runs`` row, work folder, already-built check) is a ``BuildRun``.
+The run itself (id, ``runs`` row, work folder, already-built check, Slurm continuation)
+is the ``base.Build`` template's; stage 1 names it (``CptCorpusBuild.fingerprint``).
 """
 
 from __future__ import annotations
@@ -51,6 +52,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from rich.console import Console
 
+from datagen.builds.atomic import publish
 from datagen.builds.base import Build
 from datagen.builds.card import write_card
 from datagen.builds.cpt_manifest import counts, outputs_intact, write_manifest
@@ -301,7 +303,7 @@ def _crawl(s: _Stages, listing: _Listing) -> list[str]:
     if path.exists():  # a resumed run keeps the listing its finished tasks read (the same rows)
         listing.file.unlink()
     else:
-        listing.file.replace(path)
+        publish(listing.file, path)  # the whole listing (its temp file) into the run's work folder
     tasks = max(1, math.ceil(listing.files / s.cfg.crawl.files_per_task))
     # Import specifiers are read here, in the workers, once (not again when ordering).
     imports = [ImportsStep()] if s.cfg.pack.order == "imports" else []

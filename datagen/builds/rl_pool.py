@@ -16,6 +16,10 @@ Stages:
 Every instruction dropped on the way is in ``pool_drops`` with its reason. The ledger
 (``ledger/journal.jsonl``) is never touched by a build: instructions already handed out
 stay handed out when the pool is rebuilt.
+
+The run is a ``base.Build``: the files of stage 5 are written into the run's staging
+folder and switch in around the manifest transaction (``switch``), so a failed or killed
+build leaves the previous pool or the new one.
 """
 
 from __future__ import annotations

@@ -18,6 +18,11 @@ Baselines and validation run in the sandbox as datatrove stages on the recipe's 
 ``builds/repo_stage.py``); the teacher stays in this process. With slurm the build stops
 after submitting a stage and a job that depends on it runs the build again, which
 resumes from the stored baselines and verdicts.
+
+The run is a ``base.Build``: the outputs of stage 5 (``tasks.jsonl``, ``data/``,
+``README.md``, ``envs/``) are written into the run's staging folder and switch in around
+the manifest transaction (``switch``), so a failed or killed build leaves the previous
+outputs or the new ones.
 """
 
 from __future__ import annotations
