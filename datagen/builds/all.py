@@ -17,8 +17,8 @@ from pathlib import Path
 
 from rich.console import Console
 
+from datagen.builds.base import recipe_with_flags
 from datagen.config.all import STAGES, AllRecipe, StageRef, route_overrides
-from datagen.config.base import load_recipe, validate
 from datagen.manifest.db import open_readonly
 
 FOLDERS = {"cpt_corpus": "cpt-corpus", "tasks": "tasks", "rl_pool": "rl-pool"}
@@ -54,11 +54,9 @@ def load_all_recipe(recipe: str | Path | None, overrides: list[str] | None, inpu
     """The recipe, its folder (stage recipes are looked up there first) and each stage's
     routed ``--set`` items (``config.all.route_overrides``)."""
     own, routed = route_overrides(overrides)
-    cfg, path = load_recipe(AllRecipe, recipe, "all", own)
-    update = {k: v for k, v in (("inputs", list(inputs or [])), ("output", str(output) if output else None),
-                                ("workers", workers)) if v}
-    if update:
-        cfg = validate(AllRecipe, {**cfg.model_dump(mode="json"), **update}, "command line")
+    # the builds' one rule for flags (``--workers 0`` is refused here as by every build)
+    cfg, path = recipe_with_flags(AllRecipe, recipe, "all", own,
+                                  {"inputs": list(inputs or []), "output": output, "workers": workers})
     return cfg, path.parent, routed
 
 

@@ -32,8 +32,6 @@ def teacher_run(config: TeacherConfig, prompts: Path, out: Path, manifest: Path 
                 progress: bool = False) -> dict[str, int]:
     """Answer every line of ``prompts`` into ``out`` through the cached teacher; calls and
     the run go to ``manifest`` (default: beside ``out``). Returns counts by status."""
-    from datagen.teachers import make_teacher
-    from datagen.teachers.accounting import CallJournal, journal_path
     from datagen.teachers.batchio import run_file
 
     if not prompts.is_file():
@@ -42,19 +40,12 @@ def teacher_run(config: TeacherConfig, prompts: Path, out: Path, manifest: Path 
         raise UserError(f"--out {out} is the input file: write the results elsewhere")
     digest = hashlib.sha256(prompts.read_bytes()).hexdigest()
     run_id = hashlib.sha256(f"{recipe_hash(config)}:{digest}".encode()).hexdigest()[:16]
-    where = manifest or out.parent
-    journal = CallJournal(journal_path(where))
-    run = BuildRun.command_run(where, "teacher run", config, run_id=run_id, tables=[RunRow, TeacherCall])
-    teacher = None
-
-    def record_calls(db: Manifest) -> None:
-        # a killed earlier run left its paid rows in the journal: they go in first, once
-        journal.fold(db)
-        db.insert(TeacherCall, teacher.take_calls() if teacher is not None else [])
-
-    run.on_record = record_calls
+    run = BuildRun.command_run(manifest or out.parent, "teacher run", config, run_id=run_id,
+                               tables=[RunRow, TeacherCall])
     with run:  # interrupted or broken: the run row says so, paid calls are kept
-        teacher = make_teacher(config, run_id=run_id, journal=journal)
+        # the builds' accounting: paid calls journaled as they arrive, in teacher_calls (each
+        # once, a killed earlier run's too) whenever the run's row is written
+        teacher = run.accounted_teacher(config)
         return run_file(teacher, prompts, out, progress=progress)
 
 

@@ -30,7 +30,8 @@ DuckDB is capped (``duckdb_config``), the shard writer and packing stream repo b
 and per-file rows go through DuckDB or parquet, never a Python list of the corpus.
 ``<work>/stages.log`` says which stage a running build is in.
 
-The run itself (id, ``runs`` row, work folder, already-built check) is a ``BuildRun``.
+The run itself (id, ``runs`` row, work folder, already-built check, Slurm continuation)
+is the ``base.Build`` template's; stage 1 names it (``CptCorpusBuild.fingerprint``).
 """
 
 from __future__ import annotations
@@ -41,10 +42,8 @@ import math
 import os
 import shutil
 import socket
-import sys
-import time
 import uuid
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -53,17 +52,18 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from rich.console import Console
 
+from datagen.builds.atomic import publish
+from datagen.builds.base import Build
 from datagen.builds.card import write_card
 from datagen.builds.cpt_manifest import counts, outputs_intact, write_manifest
-from datagen.builds.executors import StageRunner, submit_rest
+from datagen.builds.executors import StageRunner
 from datagen.builds.file_steps import FILE_STEPS
 from datagen.builds.procs import alive
 from datagen.builds.progress import Stopwatch, progress_bar
 from datagen.builds.run import BuildRun
 from datagen.builds.shards import write_text_shards
 from datagen.builds.steps import RowsParquetWriter
-from datagen.builds.switch import switch_outputs
-from datagen.config.base import load_recipe, validate
+from datagen.builds.switch import Mark
 from datagen.config.cpt import CptCorpusRecipe
 from datagen.crawl.paths import display_path, os_path, path_raw
 from datagen.crawl.reader import RepoFileReader
@@ -130,6 +130,7 @@ class _Stages:
     console: Console
     clock: Stopwatch
     runner: StageRunner
+    publish: Callable[[Callable[[Mark], None]], None]  # the build's ``Build.publish`` for this run
 
     @property
     def stage(self) -> Path:
@@ -147,48 +148,57 @@ def run_cpt_corpus(
     console: Console | None = None,
 ) -> BuildResult:
     """Run the build; see the module docstring. Returns counts for the summary."""
-    t0 = time.monotonic()
     release_polars_memory_in_workers()  # before the build starts any worker
-    console = console or Console(file=sys.__stderr__)
     cfg = load_cpt_recipe(recipe, overrides, inputs=inputs, output=output, workers=workers)
-    out = Path(cfg.output)
-    clock = Stopwatch()
-    with _listing_file(out) as listing_file:
-        listing = _list(cfg, console, clock, listing_file)
-        run = BuildRun(out, "build cpt-corpus", cfg, _fingerprint(cfg, listing), force)
-        if run.already_built(functools.partial(outputs_intact, out, run.run_id)):
-            console.print(f"[green]Nothing to do:[/] {out} already holds this build (run {run.run_id}). "
-                          "Use --force to rebuild.")
-            return BuildResult(output=out, run_id=run.run_id, skipped=True, seconds=time.monotonic() - t0)
-        run.needed_bytes = listing.needed_bytes
+    return CptCorpusBuild(cfg, force, console).run()
+
+
+class CptCorpusBuild(Build):
+    """The corpus build in the ``Build`` template: stage 1 (the listing) names the run."""
+
+    name = "cpt-corpus"
+    recipe_type = CptCorpusRecipe
+    result_type = BuildResult
+    owned = OWNED_OUTPUTS
+
+    def __init__(self, cfg: CptCorpusRecipe, force: bool = False, console: Console | None = None):
+        super().__init__(cfg, force, console)
+        self.clock = Stopwatch()
+        self.listing: _Listing | None = None
+        self._listing_at: Path | None = None
+
+    @contextlib.contextmanager
+    def session(self) -> Iterator[None]:
+        with _listing_file(self.out) as listing_file:
+            self._listing_at = listing_file
+            yield
+
+    def fingerprint(self) -> str:
+        self.listing = _list(self.cfg, self.console, self.clock, self._listing_at)
+        return _fingerprint(self.cfg, self.listing)
+
+    def intact(self, run: BuildRun, con: duckdb.DuckDBPyConnection) -> bool:
+        return outputs_intact(self.out, run.run_id, con)
+
+    def prepare(self, run: BuildRun) -> None:
+        run.needed_bytes = self.listing.needed_bytes
         run.scratch = [run.work / n for n in
                        ("stage", "shards", "decisions.duckdb", "decisions.duckdb.wal", "duckdb.tmp")]
-        stages = _Stages(cfg, out, run.work, run.run_id, console, clock,
-                         StageRunner(cfg.executor, run.run_id, console))
-        try:
-            with run:
-                clock.log = run.work / "stages.log"  # which stage a running build is in
-                result = _build(stages, listing)
-        except JobsSubmitted as sub:
-            sub.continuation = submit_rest("cpt-corpus", cfg.model_dump(mode="json"), cfg.executor, run.work,
-                                           out / "logs" / "slurm", sub.job_id, cfg.workers)
-            return BuildResult(output=out, run_id=run.run_id, skipped=False, submitted=sub,
-                               seconds=time.monotonic() - t0)
-    result.seconds = time.monotonic() - t0
-    result.stage_seconds = clock.seconds
-    return result
+
+    def build(self, run: BuildRun, runner: StageRunner) -> BuildResult:
+        stages = _Stages(self.cfg, self.out, run.work, run.run_id, self.console, self.clock, runner,
+                         functools.partial(self.publish, run))
+        self.clock.log = run.work / "stages.log"  # which stage a running build is in
+        result = _build(stages, self.listing)
+        result.stage_seconds = self.clock.seconds
+        return result
 
 
 def load_cpt_recipe(recipe: str | Path | None, overrides: list[str] | None, *, inputs: list[str] | None = None,
                     output: str | Path | None = None, workers: int | None = None) -> CptCorpusRecipe:
-    """The recipe, ``--set`` overrides, then the flags (validated like recipe fields, so
-    ``--workers 0`` is refused)."""
-    cfg, _ = load_recipe(CptCorpusRecipe, recipe, "cpt-corpus", overrides)
-    update = {k: v for k, v in {"inputs": list(inputs or []) or None, "workers": workers,
-                                "output": None if output is None else str(output)}.items() if v is not None}
-    if update:
-        cfg = validate(CptCorpusRecipe, {**cfg.model_dump(mode="json"), **update}, "command line")
-    return cfg
+    """The recipe, ``--set`` overrides, then the flags (``base.recipe_with_flags``: validated
+    like recipe fields, so ``--workers 0`` is refused)."""
+    return CptCorpusBuild.load(recipe, overrides, inputs=list(inputs or []), workers=workers, output=output)
 
 
 @contextlib.contextmanager
@@ -271,9 +281,8 @@ def _build(s: _Stages, listing: _Listing) -> BuildResult:
                                                    tables.pop(_MixTokens, None), s.cfg.shards.split)
     with s.clock.stage("manifest"):
         write_card(s.stage, s.cfg, numbers, shard_rows, packed, tables)
-        switch_outputs(s.stage, s.out, s.work / "replaced", OWNED_OUTPUTS,
-                       commit=lambda: write_manifest(s.out, s.run_id, db_path, shard_rows, tables,
-                                                     duckdb_config(s.cfg, s.work)))
+        s.publish(lambda mark: write_manifest(s.out, s.run_id, db_path, shard_rows, tables,
+                                              duckdb_config(s.cfg, s.work), mark))
     return BuildResult(
         output=s.out, run_id=s.run_id, skipped=False, seen=numbers["seen"], kept=numbers["kept"],
         kept_bytes=numbers["kept_bytes"], dropped_by_reason=numbers["dropped_by_reason"],
@@ -294,7 +303,7 @@ def _crawl(s: _Stages, listing: _Listing) -> list[str]:
     if path.exists():  # a resumed run keeps the listing its finished tasks read (the same rows)
         listing.file.unlink()
     else:
-        listing.file.replace(path)
+        publish(listing.file, path)  # the whole listing (its temp file) into the run's work folder
     tasks = max(1, math.ceil(listing.files / s.cfg.crawl.files_per_task))
     # Import specifiers are read here, in the workers, once (not again when ordering).
     imports = [ImportsStep()] if s.cfg.pack.order == "imports" else []

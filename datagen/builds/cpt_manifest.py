@@ -4,6 +4,7 @@ transaction) and the check that a finished build's outputs are still all there."
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 import duckdb
@@ -36,9 +37,11 @@ def counts(con: duckdb.DuckDBPyConnection) -> dict:
 
 def write_manifest(out: Path, run_id: str, db_path: Path, shard_rows: list[ShardRow],
                    tables: dict[type[Record], list[Record] | Path] | None = None,
-                   duckdb_settings: dict[str, str | int] | None = None) -> None:
+                   duckdb_settings: dict[str, str | int] | None = None,
+                   mark: Callable[[Manifest], None] | None = None) -> None:
     """Replace the ``files``, ``shards`` (and ``tables``: rows, or a parquet file of them)
-    tables in one transaction; ``duckdb_settings`` (``SET`` name: value) bound its memory."""
+    tables in one transaction; ``duckdb_settings`` (``SET`` name: value) bound its memory;
+    ``mark`` (the output switch's) runs inside the transaction, before its commit."""
     cols = [c for c in FileRow.columns() if c not in ("run_id", "shard")]
     with Manifest(out) as m:
         for name, value in (duckdb_settings or {}).items():
@@ -71,6 +74,8 @@ def write_manifest(out: Path, run_id: str, db_path: Path, shard_rows: list[Shard
             ccols = ", ".join(c for c in ClusterRow.columns() if c != "run_id")
             m.execute(f"INSERT INTO clusters (run_id, {ccols}) SELECT ?, {ccols} FROM w.clusters "
                       "ORDER BY cluster_id", [run_id])
+        if mark is not None:
+            mark(m)
         m.execute("COMMIT")
         m.execute("DETACH w")
 

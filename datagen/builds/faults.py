@@ -5,6 +5,12 @@
   for ``cmd &``); a second signal while the run cleans up ends the process at once.
 - ``disk_full(exc)``: the ``OSError`` (or DuckDB / Arrow error) in ``exc``'s chain that
   says the disk is full, so the run can say so in one line (``disk_full_message``).
+- ``fault_point(name)``: where a test may kill the process (``DATAGEN_FAULT=name[#n]``:
+  SIGKILL the n-th time, default the first, that this process reaches ``name``), so a
+  kill lands at an exact place of a write instead of wherever a timer happens to be.
+  Points: ``write:<file name>`` (a file written whole, not yet renamed onto its path,
+  ``atomic``), ``switch-move`` (after each file the output switch moves in) and
+  ``switch-commit`` (the manifest committed, the old files not yet removed).
 """
 
 from __future__ import annotations
@@ -25,6 +31,8 @@ from datagen.errors import Interrupted
 MiB = 1024 * 1024
 NO_SPACE = "No space left on device"
 SIGNALS = (signal.SIGINT, signal.SIGTERM)
+FAULT_ENV = "DATAGEN_FAULT"
+_reached: dict[str, int] = {}
 
 
 @contextlib.contextmanager
@@ -49,6 +57,20 @@ def interrupts(keep: set[int]) -> Iterator[None]:
     finally:
         for s, old in previous.items():
             signal.signal(s, old)
+
+
+def fault_point(name: str) -> None:
+    """Kill this process here if ``DATAGEN_FAULT`` names this point (see the module
+    docstring); a no-op otherwise (one environment lookup)."""
+    wanted = os.environ.get(FAULT_ENV)
+    if not wanted:
+        return
+    point, _, nth = wanted.partition("#")
+    if point != name:
+        return
+    _reached[name] = _reached.get(name, 0) + 1
+    if _reached[name] == int(nth or 1):
+        os.kill(os.getpid(), signal.SIGKILL)
 
 
 def quiet_orphaned_threads() -> None:
@@ -127,4 +149,4 @@ def _remove(path: Path) -> None:
         path.unlink(missing_ok=True)
 
 
-__all__ = ["interrupts", "quiet_orphaned_threads", "disk_full", "disk_full_message", "remove_partial"]
+__all__ = ["interrupts", "fault_point", "quiet_orphaned_threads", "disk_full", "disk_full_message", "remove_partial"]

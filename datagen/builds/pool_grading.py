@@ -14,6 +14,7 @@ import json
 from dataclasses import asdict
 from pathlib import Path
 
+from datagen.builds.atomic import atomic_write
 from datagen.builds.executors import StageRunner
 from datagen.builds.repo_stage import RepoStage, run_repo_stage, stage_threads, store_json, stored
 from datagen.config.rl_pool import RlPoolRecipe
@@ -73,12 +74,9 @@ class GradeStage(RepoStage):
 
 
 def _write_jobs(path: Path, jobs: list[Job]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text("".join(json.dumps({"task": t.model_dump(mode="json"), "base": str(b.resolve()),
-                                       "answers": [a.model_dump(mode="json") for a in answers]}, sort_keys=True) + "\n"
-                           for t, b, answers in jobs), encoding="utf-8")
-    tmp.replace(path)
+    atomic_write(path, "".join(json.dumps({"task": t.model_dump(mode="json"), "base": str(b.resolve()),
+                                           "answers": [a.model_dump(mode="json") for a in answers]},
+                                          sort_keys=True) + "\n" for t, b, answers in jobs), mkdir=True)
 
 
 def _read_jobs(path: Path) -> list[Job]:

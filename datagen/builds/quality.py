@@ -14,6 +14,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from datagen.builds.atomic import atomic_write
 from datagen.builds.run import BuildRun
 from datagen.config.base import canonical_json, load_recipe, recipe_hash
 from datagen.config.quality import QualityRecipe
@@ -47,10 +48,7 @@ def annotate(corpus: Path, out: Path, recipe: QualityRecipe, manifest: Path | No
         teacher = run.accounted_teacher(recipe.teacher)
         results = teacher.generate(requests(files, cfg), progress=progress)
         rows = labels(files, results, cfg, recipe.teacher.cache_model_id)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        tmp = out.with_name(out.name + ".tmp")
-        tmp.write_text("".join(r.model_dump_json() + "\n" for r in rows), encoding="utf-8")
-        tmp.replace(out)
+        atomic_write(out, "".join(r.model_dump_json() + "\n" for r in rows), mkdir=True)
     status = Counter(r.status for r in rows)
     per_lang = Counter(r.lang for r in rows if r.score is not None)
     return {"files": len(rows), "status": dict(sorted(status.items())), "labels": dict(sorted(per_lang.items())),

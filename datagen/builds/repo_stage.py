@@ -28,6 +28,7 @@ from pathlib import Path
 from datatrove.data import DocumentsPipeline
 from datatrove.pipeline.base import PipelineStep
 
+from datagen.builds.atomic import atomic_write
 from datagen.builds.executors import StageRunner
 from datagen.config.executor import ExecutorConfig
 
@@ -79,10 +80,7 @@ def run_repo_stage(runner: StageRunner, name: str, step: RepoStage, workers: int
 
 def store_json(path: Path, data: object) -> None:
     """Write ``data`` to ``path`` whole or not at all (a killed writer leaves no half file)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(data, sort_keys=True))
-    tmp.replace(path)
+    atomic_write(path, json.dumps(data, sort_keys=True), mkdir=True)
 
 
 def stored(folder: Path, names: Iterable[str]) -> int:

@@ -16,26 +16,30 @@ Stages:
 Every instruction dropped on the way is in ``pool_drops`` with its reason. The ledger
 (``ledger/journal.jsonl``) is never touched by a build: instructions already handed out
 stay handed out when the pool is rebuilt.
+
+The run is a ``base.Build``: the files of stage 5 are written into the run's staging
+folder and switch in around the manifest transaction (``switch``), so a failed or killed
+build leaves the previous pool or the new one.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import math
-import sys
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 from rich.console import Console
 
-from datagen.builds.executors import StageRunner, submit_rest
+from datagen.builds.atomic import atomic_write
+from datagen.builds.base import Build
+from datagen.builds.executors import StageRunner
 from datagen.builds.pool_grading import grade_all, scorer_for
 from datagen.builds.progress import progress_bar
 from datagen.builds.run import BuildRun
-from datagen.config.base import load_recipe, validate
 from datagen.config.rl_pool import RlPoolRecipe
 from datagen.errors import JobsSubmitted
 from datagen.manifest import Manifest
@@ -72,45 +76,44 @@ class _Scored:
     sft: list[dict] = field(default_factory=list)
 
 
+# What the build replaces in its output folder through the output switch (the ledger and
+# on-demand Harbor exports are not the build's: they stay).
+OWNED_OUTPUTS = ("data/*.parquet", "exports/verl/*.parquet", "exports/skyrl/*.parquet", "exports/swebench.jsonl",
+                 "README.md", "sft/train.jsonl")
+
+
 def load_pool_recipe(recipe, overrides, tasks, output, workers) -> RlPoolRecipe:
-    cfg, _ = load_recipe(RlPoolRecipe, recipe, "rl-pool", overrides)
-    update = {k: v for k, v in (("tasks", str(tasks) if tasks else None), ("output", str(output) if output else None),
-                                ("workers", workers)) if v}
-    if update:
-        cfg = validate(RlPoolRecipe, {**cfg.model_dump(mode="json"), **update}, "command line")
-    return cfg
+    """The recipe with its flags (``base.recipe_with_flags``: ``--workers 0`` is refused)."""
+    return RlPoolBuild.load(recipe, overrides, tasks=tasks, output=output, workers=workers)
 
 
 def run_rl_pool(tasks: str | Path | None = None, output: str | Path | None = None, recipe: str | Path | None = None,
                 overrides: list[str] | None = None, workers: int | None = None, force: bool = False,
                 console: Console | None = None) -> PoolResult:
     """Run the build; see the module docstring."""
-    t0 = time.monotonic()
-    console = console or Console(file=sys.__stderr__)
-    cfg = load_pool_recipe(recipe, overrides, tasks, output, workers)
-    out = Path(cfg.output)
-    inputs = read_pool_tasks(cfg.tasks)  # UserError when missing or malformed
-    fp = hashlib.sha256(json.dumps([[t.model_dump(mode="json"), str(b)] for t, b in inputs],
-                                   sort_keys=True).encode()).hexdigest()[:16]
-    run = BuildRun(out, "build rl-pool", cfg, fp, force)
-    if run.already_built(lambda con: any((out / "data").glob("*.parquet"))):
-        console.print(f"[green]Nothing to do:[/] {out} already holds this build (run {run.run_id}). "
-                      "Use --force to rebuild.")
-        return PoolResult(out, run.run_id, skipped=True, seconds=time.monotonic() - t0)
-    runner = StageRunner(cfg.executor, run.run_id, console)
-    try:
-        with run:
-            result = _build(cfg, out, run, runner, inputs, console)
-    except JobsSubmitted as sub:  # --executor slurm: the build goes on in a job after the stage
-        sub.continuation = submit_rest("rl-pool", cfg.model_dump(mode="json"), cfg.executor, run.work,
-                                       out / "logs" / "slurm", sub.job_id, cfg.workers)
-        return PoolResult(out, run.run_id, skipped=False, submitted=sub, seconds=time.monotonic() - t0)
-    result.seconds = time.monotonic() - t0
-    return result
+    return RlPoolBuild(load_pool_recipe(recipe, overrides, tasks, output, workers), force, console).run()
+
+
+class RlPoolBuild(Build):
+    """The pool build in the ``Build`` template: the tasks it reads name the run."""
+
+    name = "rl-pool"
+    recipe_type = RlPoolRecipe
+    result_type = PoolResult
+    owned = OWNED_OUTPUTS
+
+    def fingerprint(self) -> str:
+        self.inputs = read_pool_tasks(self.cfg.tasks)  # UserError when missing or malformed
+        return hashlib.sha256(json.dumps([[t.model_dump(mode="json"), str(b)] for t, b in self.inputs],
+                                         sort_keys=True).encode()).hexdigest()[:16]
+
+    def build(self, run: BuildRun, runner: StageRunner) -> PoolResult:
+        return _build(self.cfg, self.out, run, runner, self.inputs, self.console,
+                      self.fresh_stage(run), functools.partial(self.publish, run))
 
 
 def _build(cfg: RlPoolRecipe, out: Path, run: BuildRun, runner: StageRunner, inputs,
-           console: Console) -> PoolResult:
+           console: Console, stage: Path, publish) -> PoolResult:
     rows = rows_from_tasks(cfg.tasks, group_size=cfg.difficulty.k, lint_command=cfg.pool.lint_command)
     funnel = {"tasks": len(rows)}
     h = cfg.hygiene
@@ -124,13 +127,15 @@ def _build(cfg: RlPoolRecipe, out: Path, run: BuildRun, runner: StageRunner, inp
     funnel["in band"] = len(s.rows)
     info = CardInfo(pretty_name=cfg.pool.pretty_name, data_source=cfg.pool.data_source,
                     description=_description(cfg, notes))
-    shards = write_pool(s.rows, s.drops, out, info)
-    _write_sft(out, s.sft)
-    with Manifest(out) as m:
-        record_pool(m, run.run_id, s.rows, s.drops, shards, out)
-        for record, rows_ in ((ScoreRow, s.scores), (AttemptRow, s.attempts), (DifficultyRow, s.difficulty)):
-            m.execute(f"DELETE FROM {record.__table__}")
-            m.insert(record, rows_)
+    shards = write_pool(s.rows, s.drops, stage, info)  # staged: switched in around the manifest
+    _write_sft(stage, s.sft)
+
+    def commit(mark) -> None:
+        with Manifest(out) as m:
+            record_pool(m, run.run_id, s.rows, s.drops, shards, out,
+                        also={ScoreRow: s.scores, AttemptRow: s.attempts, DifficultyRow: s.difficulty}, mark=mark)
+
+    publish(commit)
     funnel["pooled"] = len(s.rows)
     reasons: dict[str, int] = {}
     for d in s.drops:
@@ -245,11 +250,8 @@ def _write_sft(out: Path, rows: list[dict]) -> None:
     if not rows:
         path.unlink(missing_ok=True)
         return
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text("".join(json.dumps(r, ensure_ascii=False, sort_keys=True) + "\n"
-                           for r in sorted(rows, key=lambda r: r["instruction_id"])), encoding="utf-8")
-    tmp.replace(path)
+    atomic_write(path, "".join(json.dumps(r, ensure_ascii=False, sort_keys=True) + "\n"
+                               for r in sorted(rows, key=lambda r: r["instruction_id"])), mkdir=True)
 
 
 __all__ = ["run_rl_pool", "PoolResult", "load_pool_recipe"]

@@ -10,14 +10,16 @@ API::
     run.run_id        # sha256(canonical content recipe \\0 fingerprint \\0 datagen version)[:16]
     run.work          # out/.work/<run_id> (datatrove completions, crawl parquet, ...)
     run.already_built(check=None) -> bool
-                      # False under --force; else whether `runs` holds a 'finished' row for
-                      # run_id and ``check(con)`` (a read-only manifest connection) agrees
+                      # False under --force or while a killed build's output switch is
+                      # pending; else whether `runs` holds a 'finished' row for run_id and
+                      # ``check(con)`` (a read-only manifest connection) agrees
     with run:         # `runs` row 'running' + mkdir work; on leaving: 'finished' (work and
         ...           # an empty .work removed) or 'failed' on any BaseException (re-raised,
                       # work kept for the resume); JobsSubmitted leaves it 'running'
 
 While a build runs (``uses_work``) it holds ``<out>/.datagen.lock`` (a second build on the
-same output fails at once, naming this one); on entering, 'running' build rows left by a
+same output fails at once, naming this one); on entering, an output switch a killed build
+left half done is completed or undone (``switch.recover``), 'running' build rows left by a
 killed build are marked 'failed' and other runs' work folders are removed. During any run,
 SIGINT / SIGTERM raise ``Interrupted`` (the CLI exits ``128 + signal``). On any failure the
 processes the run started are killed; a full disk becomes ``DiskFull`` (one line), after
@@ -48,6 +50,8 @@ from datagen import __version__
 from datagen.builds.faults import disk_full, disk_full_message, interrupts, quiet_orphaned_threads, remove_partial
 from datagen.builds.lock import OutputLock
 from datagen.builds.procs import children, stop_children
+from datagen.builds.switch import journal_path as switch_journal
+from datagen.builds.switch import recover as recover_outputs
 from datagen.config.base import StrictModel, canonical_json, recipe_hash
 from datagen.errors import DiskFull, Interrupted, JobsSubmitted
 from datagen.manifest import Manifest
@@ -128,6 +132,8 @@ class BuildRun:
         """Whether this exact run already finished here (always False under ``force``)."""
         if self.force or self.out is None:
             return False
+        if switch_journal(self.out).exists():  # a switch a killed build left: the folder is not whole
+            return False
         path = manifest_path(self.out)
         if not path.exists():
             return False
@@ -159,6 +165,7 @@ class BuildRun:
             owned = True
             self._stack.enter_context(interrupts(self._keep))
             if self.uses_work:
+                recover_outputs(self.out)  # a switch a killed build left half done: one set again
                 self._forget_stale_runs()
                 self.work.mkdir(parents=True, exist_ok=True)
             self._record("running")

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import hashlib
 import itertools
-import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -21,6 +20,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 from rich.console import Console
 
+from datagen.builds.atomic import publish
 from datagen.builds.progress import progress_bar
 from datagen.config.cpt import ShardsConfig
 from datagen.memory import release_memory
@@ -205,7 +205,7 @@ def write_text_shards(
     for i, rows in enumerate(parts.rows):
         rel = f"data/{split}-{i:05d}-of-{n:05d}.parquet"
         final = data_dir.parent / rel
-        os.replace(parts.path(i), final)
+        publish(parts.path(i), final)  # a finished part: fsync-ed, renamed into the stage
         shard_rows.append(ShardRow(run_id="", path=rel, rows=rows,
                                    bytes=final.stat().st_size, sha256=_sha256(final)))
     con.execute("CREATE TABLE IF NOT EXISTS shard_of (file_id VARCHAR, shard VARCHAR)")

@@ -16,6 +16,7 @@ from datatrove.data import DocumentsPipeline
 from datatrove.executor.local import LocalPipelineExecutor
 from datatrove.pipeline.base import PipelineStep
 
+from datagen.builds.atomic import atomic_path
 from datagen.builds.procs import die_with_parent
 from datagen.memory import release_memory
 from datagen.records import FileRow
@@ -63,11 +64,11 @@ class RowsParquetWriter(PipelineStep):
         columns = frozenset(names)
         os.makedirs(self.folder, exist_ok=True)
         final = Path(self.folder) / f"{rank:05d}.parquet"
-        tmp = final.with_suffix(".parquet.tmp")
         batch: dict[str, list] = {f.name: [] for f in schema}
         # No dictionary for ``text``: file texts are nearly all distinct, and a dictionary
         # page holds a whole row group's text, which every reader then decodes at once.
-        with pq.ParquetWriter(tmp, schema, compression="zstd", use_dictionary=names) as writer:
+        with atomic_path(final) as tmp, pq.ParquetWriter(tmp, schema, compression="zstd",
+                                                          use_dictionary=names) as writer:
             for doc in data:
                 if not doc.metadata.keys() <= columns:
                     raise UnknownField(sorted(doc.metadata.keys() - columns), doc.metadata.get("path"))
@@ -81,7 +82,6 @@ class RowsParquetWriter(PipelineStep):
                 self.stat_update("rows")
             if batch["text"]:
                 writer.write_table(_arrow_table(batch, schema))
-        os.replace(tmp, final)
         return
         yield  # a generator that consumes the pipeline and yields nothing
 

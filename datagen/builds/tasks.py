@@ -18,18 +18,23 @@ Baselines and validation run in the sandbox as datatrove stages on the recipe's 
 ``builds/repo_stage.py``); the teacher stays in this process. With slurm the build stops
 after submitting a stage and a job that depends on it runs the build again, which
 resumes from the stored baselines and verdicts.
+
+The run is a ``base.Build``: the outputs of stage 5 (``tasks.jsonl``, ``data/``,
+``README.md``, ``envs/``) are written into the run's staging folder and switch in around
+the manifest transaction (``switch``), so a failed or killed build leaves the previous
+outputs or the new ones.
 """
 
 from __future__ import annotations
 
-import sys
-import time
+import functools
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from rich.console import Console
 
-from datagen.builds.executors import StageRunner, submit_rest
+from datagen.builds.base import Build
+from datagen.builds.executors import StageRunner
 from datagen.builds.run import BuildRun
 from datagen.builds.tasks_env import repair_envs
 from datagen.builds.tasks_output import write_outputs
@@ -42,7 +47,6 @@ from datagen.builds.tasks_stages import (
     propose_all,
     validate_all,
 )
-from datagen.config.base import load_recipe, validate
 from datagen.config.tasks import TasksRecipe
 from datagen.crawl.rules import CrawlRules
 from datagen.crawl.sources import discover, fingerprint, list_repo
@@ -64,47 +68,49 @@ class TasksResult:
     submitted: JobsSubmitted | None = None  # --executor slurm: the stage submitted, the build's next job
 
 
+# What the build replaces in its output folder through the output switch (``repos/`` is
+# the pre-seal layout of older builds: removed when the sealed ``envs/`` switch in).
+OWNED_OUTPUTS = ("tasks.jsonl", "data/*.parquet", "README.md", "envs/**/*", "repos/**/*")
+
+
 def load_tasks_recipe(recipe: str | Path | None, overrides: list[str] | None, inputs: list[str] | None,
                       output: str | Path | None, workers: int | None) -> TasksRecipe:
-    cfg, _ = load_recipe(TasksRecipe, recipe, "tasks", overrides)
-    update = {k: v for k, v in (("inputs", list(inputs or [])), ("output", str(output) if output else None),
-                                ("workers", workers)) if v}
-    if update:  # flags are validated like recipe fields
-        cfg = validate(TasksRecipe, {**cfg.model_dump(mode="json"), **update}, "command line")
-    return cfg
+    """The recipe with its flags (``base.recipe_with_flags``: ``--workers 0`` is refused)."""
+    return TasksBuild.load(recipe, overrides, inputs=list(inputs or []), output=output, workers=workers)
 
 
 def run_tasks(inputs: list[str] | None = None, output: str | Path | None = None,
               recipe: str | Path | None = None, overrides: list[str] | None = None,
               workers: int | None = None, force: bool = False, console: Console | None = None) -> TasksResult:
     """Run the build; see the module docstring."""
-    t0 = time.monotonic()
-    console = console or Console(file=sys.__stderr__)
-    cfg = load_tasks_recipe(recipe, overrides, inputs, output, workers)
-    out = Path(cfg.output)
-    untrusted_sandbox(cfg.sandbox.backend)  # refuses an unisolated run unless asked, before any work
-    repos = discover(cfg.inputs, cfg.crawl.repo_names)
-    rules = CrawlRules.from_config(cfg.crawl)
-    listed = {r.name: list_repo(r, rules) for r in repos}
-    run = BuildRun(out, "build tasks", cfg, fingerprint(repos, [f for r in repos for f in listed[r.name]]), force)
-    if run.already_built(lambda con: (out / "tasks.jsonl").is_file()):
-        console.print(f"[green]Nothing to do:[/] {out} already holds this build (run {run.run_id}). "
-                      "Use --force to rebuild.")
-        return TasksResult(out, run.run_id, skipped=True, seconds=time.monotonic() - t0)
-    runner = StageRunner(cfg.executor, run.run_id, console)
-    try:
-        with run:
-            result = _build(cfg, out, run, runner, repos, listed, console)
-    except JobsSubmitted as sub:  # --executor slurm: the build goes on in a job after the stage
-        sub.continuation = submit_rest("tasks", cfg.model_dump(mode="json"), cfg.executor, run.work,
-                                       out / "logs" / "slurm", sub.job_id, cfg.workers)
-        return TasksResult(out, run.run_id, skipped=False, submitted=sub, seconds=time.monotonic() - t0)
-    result.seconds = time.monotonic() - t0
-    return result
+    return TasksBuild(load_tasks_recipe(recipe, overrides, inputs, output, workers), force, console).run()
+
+
+class TasksBuild(Build):
+    """The tasks build in the ``Build`` template: the repos' listed files name the run."""
+
+    name = "tasks"
+    recipe_type = TasksRecipe
+    result_type = TasksResult
+    owned = OWNED_OUTPUTS
+
+    def __init__(self, cfg: TasksRecipe, force: bool = False, console: Console | None = None):
+        super().__init__(cfg, force, console)
+        untrusted_sandbox(cfg.sandbox.backend)  # refuses an unisolated run unless asked, before any work
+
+    def fingerprint(self) -> str:
+        self.repos = discover(self.cfg.inputs, self.cfg.crawl.repo_names)
+        rules = CrawlRules.from_config(self.cfg.crawl)
+        self.listed = {r.name: list_repo(r, rules) for r in self.repos}
+        return fingerprint(self.repos, [f for r in self.repos for f in self.listed[r.name]])
+
+    def build(self, run: BuildRun, runner: StageRunner) -> TasksResult:
+        return _build(self.cfg, self.out, run, runner, self.repos, self.listed, self.console,
+                      functools.partial(self.publish, run), self.fresh_stage)
 
 
 def _build(cfg: TasksRecipe, out: Path, run: BuildRun, runner: StageRunner, repos, listed,
-           console: Console) -> TasksResult:
+           console: Console, publish, fresh_stage) -> TasksResult:
     teacher = None
     notes = []
     if cfg.has_teacher:
@@ -121,7 +127,8 @@ def _build(cfg: TasksRecipe, out: Path, run: BuildRun, runner: StageRunner, repo
     extra = grow(cfg, ready, proposed, verdicts, teacher, console)
     verdicts.update(validate_all(cfg, ready, extra, run.work, runner, "grown"))
     emitted, rows = emit_tasks(cfg, ready, proposed + extra, verdicts, teacher, run.run_id, console)
-    repo_rows = write_outputs(cfg, out, run.run_id, states, rows, emitted, run.work)
+    repo_rows = write_outputs(cfg, out, run.run_id, states, rows, emitted, run.work,
+                              stage=fresh_stage(run), publish=publish)
     return TasksResult(out, run.run_id, skipped=False, repos=repo_rows, candidates=rows,
                        tasks=[e.record for e in emitted], notes=notes)
 

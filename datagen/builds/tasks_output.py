@@ -13,6 +13,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import yaml
 
+from datagen.builds.atomic import atomic_open, atomic_path, atomic_write
 from datagen.config.tasks import TasksRecipe
 from datagen.manifest import Manifest
 from datagen.records import ShardRow
@@ -28,16 +29,20 @@ REFERENCES = {"SWE-bench": "7-10 changed lines (median)", "CursorBench": "181 ch
 
 
 def write_outputs(cfg: TasksRecipe, out: Path, run_id: str, states, rows: list[CandidateRow],
-                  emitted: list[Emitted], work: Path | None = None) -> list[RepoBaselineRow]:
+                  emitted: list[Emitted], work: Path | None = None, *, stage: Path | None = None,
+                  publish=None) -> list[RepoBaselineRow]:
     """Write everything; returns the ``repo_baselines`` rows written (each with why it
-    yields nothing, where it does not)."""
+    yields nothing, where it does not). The files go to ``stage`` (default ``out``) and the
+    manifest transaction runs as ``publish(commit)`` (the build's output switch: the
+    staged files move into ``out`` around it); without ``publish`` it runs as is."""
+    files = stage if stage is not None else out
     records = sorted((e.record for e in emitted), key=lambda r: r.instance_id)
-    write_envs(out, {s.repo.name: s.git for s in states if s.git is not None}, records)
-    _write_jsonl(out / "tasks.jsonl", records)
-    shard = _write_parquet(out / "data" / "train-00000-of-00001.parquet", records)
+    write_envs(files, {s.repo.name: s.git for s in states if s.git is not None}, records)
+    _write_jsonl(files / "tasks.jsonl", records)
+    shard = _write_parquet(files / "data" / "train-00000-of-00001.parquet", records)
     by_id = {e.record.instance_id: e for e in emitted}
     entities = {i: e.candidate.entity for i, e in by_id.items()}
-    _write_card(out, cfg, records, language_table([s.row for s in states], rows, records), entities)
+    _write_card(files, cfg, records, language_table([s.row for s in states], rows, records), entities)
     task_rows = [TaskRow(run_id=run_id, instance_id=r.instance_id,
                          candidate_id=by_id[r.instance_id].candidate.candidate_id,
                          statement_note=by_id[r.instance_id].statement_note,
@@ -56,16 +61,24 @@ def write_outputs(cfg: TasksRecipe, out: Path, run_id: str, states, rows: list[C
     baselines = [why_no_tasks(s.row.model_copy(update={"run_id": run_id}), by_repo.get(s.row.repo, []),
                               counts.get(s.row.repo, 0)) for s in states]
     envs = [repo_env_row(run_id, b, counts.get(b.repo, 0), work) for b in baselines]
-    with Manifest(out) as m:
-        m.execute("BEGIN TRANSACTION")
-        for table in ("candidates", "tasks", "repo_baselines", "shards", "repo_envs"):
-            m.execute(f"DELETE FROM {table}")
-        m.insert(RepoBaselineRow, baselines)
-        m.insert(RepoEnvRow, envs)
-        m.insert(CandidateRow, rows)
-        m.insert(TaskRow, task_rows)
-        m.insert(ShardRow, [shard.model_copy(update={"run_id": run_id})])
-        m.execute("COMMIT")
+
+    def commit(mark) -> None:
+        with Manifest(out) as m:
+            m.execute("BEGIN TRANSACTION")
+            for table in ("candidates", "tasks", "repo_baselines", "shards", "repo_envs"):
+                m.execute(f"DELETE FROM {table}")
+            m.insert(RepoBaselineRow, baselines)
+            m.insert(RepoEnvRow, envs)
+            m.insert(CandidateRow, rows)
+            m.insert(TaskRow, task_rows)
+            m.insert(ShardRow, [shard.model_copy(update={"run_id": run_id})])
+            mark(m)
+            m.execute("COMMIT")
+
+    if publish is not None:
+        publish(commit)
+    else:
+        commit(lambda m: None)
     return baselines
 
 
@@ -144,11 +157,9 @@ def repo_env_row(run_id: str, row: RepoBaselineRow, tasks: int, work: Path | Non
 
 
 def _write_jsonl(path: Path, records: list[TaskRecord]) -> None:
-    tmp = path.with_suffix(".tmp")
-    with open(tmp, "w", encoding="utf-8") as fh:
+    with atomic_open(path, "w", encoding="utf-8") as fh:
         for r in records:
             fh.write(json.dumps(r.model_dump(mode="json"), ensure_ascii=False, sort_keys=False) + "\n")
-    tmp.replace(path)
 
 
 def _write_parquet(path: Path, records: list[TaskRecord]) -> ShardRow:
@@ -158,9 +169,8 @@ def _write_parquet(path: Path, records: list[TaskRecord]) -> ShardRow:
     fields = list(TaskRecord.model_fields)
     rows = [r.model_dump(mode="json") for r in records]
     table = pa.Table.from_pylist(rows) if rows else pa.table({f: pa.array([], pa.string()) for f in fields})
-    tmp = path.with_suffix(".tmp")
-    pq.write_table(table, tmp, compression="zstd")
-    tmp.replace(path)
+    with atomic_path(path) as tmp:
+        pq.write_table(table, tmp, compression="zstd")
     data = path.read_bytes()
     return ShardRow(run_id="", path=str(path.relative_to(path.parent.parent)), rows=len(records),
                     bytes=len(data), sha256=hashlib.sha256(data).hexdigest())
@@ -209,4 +219,4 @@ def _write_card(out: Path, cfg: TasksRecipe, records: list[TaskRecord], language
              *(f"- reference, {k}: {v}" for k, v in REFERENCES.items()), "",
              *spread_markdown(records, entities or {}), "", "| strategy | tasks |", "|---|---:|",
              *(f"| {k} | {v} |" for k, v in sorted(by_strategy.items())), "", *languages, ""]
-    (out / "README.md").write_text("\n".join(lines), encoding="utf-8")
+    atomic_write(out / "README.md", "\n".join(lines))

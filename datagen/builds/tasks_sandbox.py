@@ -18,6 +18,7 @@ import json
 from dataclasses import asdict
 from pathlib import Path
 
+from datagen.builds.atomic import atomic_write
 from datagen.builds.repo_stage import RepoStage, store_json
 from datagen.config.sandbox import SandboxLimits
 from datagen.config.tasks import TasksRecipe
@@ -57,10 +58,7 @@ def read_verdict(work: Path, candidate_id: str) -> Verdict:
 
 def write_wave(path: Path, candidates: list[Candidate]) -> None:
     """The candidates a ``ValidateStage`` checks, one JSON line each (written whole)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text("".join(json.dumps(asdict(c), sort_keys=True) + "\n" for c in candidates), encoding="utf-8")
-    tmp.replace(path)
+    atomic_write(path, "".join(json.dumps(asdict(c), sort_keys=True) + "\n" for c in candidates), mkdir=True)
 
 
 def read_wave(path: Path) -> list[Candidate]:

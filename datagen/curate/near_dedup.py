@@ -32,6 +32,7 @@ import pyarrow.parquet as pq
 from datatrove.executor import LocalPipelineExecutor
 from datatrove.pipeline.base import PipelineStep
 
+from datagen.builds.atomic import atomic_path, publish, temp_path
 from datagen.config.curate import NearDedupConfig
 from datagen.curate.keep import KeepRule
 from datagen.curate.minhash import band_hashes, estimated_jaccard, signatures
@@ -121,7 +122,7 @@ class SignatureStep(PipelineStep):
         n_rows = 0
         # metadata rows go to disk batch by batch: a rank's table would grow with the corpus
         meta_path = out / "sigs" / f"{rank:05d}.meta.parquet"
-        meta_tmp = meta_path.with_suffix(".tmp")
+        meta_tmp = temp_path(meta_path)
         try:
             with (
                 open(out / "sigs" / f"{rank:05d}.sig", "wb") as sig_file,
@@ -152,7 +153,7 @@ class SignatureStep(PipelineStep):
         finally:
             for f in band_files.values():
                 f.close()
-        meta_tmp.replace(meta_path)
+        publish(meta_tmp, meta_path)
         return iter(())
 
     def _group(self, tables):
@@ -313,9 +314,8 @@ def _write_clusters(members: pl.DataFrame, target: Path) -> Path:
         .alias("duplicate_of")
     )
     table = df.select(CLUSTER_SCHEMA.names).sort(["cluster_id", "file_id"]).to_arrow()
-    tmp = target.with_suffix(".tmp")
-    pq.write_table(table.cast(CLUSTER_SCHEMA), tmp)
-    tmp.replace(target)
+    with atomic_path(target) as tmp:
+        pq.write_table(table.cast(CLUSTER_SCHEMA), tmp)
     return target
 
 

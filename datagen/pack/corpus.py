@@ -18,6 +18,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from datagen.builds.atomic import atomic_path
 from datagen.config.pack import PackConfig
 from datagen.errors import UserError
 from datagen.memory import release_memory, steady_heap
@@ -190,15 +191,14 @@ class _DocRows:
 
     def mark_long(self, chosen: dict[str, set[str]]) -> None:
         """Fill ``long_output`` (pack.long.share): rewrite the file, a row group at a time."""
-        tmp = self.path.with_suffix(".long.tmp")
-        with pq.ParquetFile(self.path) as src, pq.ParquetWriter(tmp, self.schema) as dst:
+        with (atomic_path(self.path) as tmp, pq.ParquetFile(self.path) as src,
+              pq.ParquetWriter(tmp, self.schema) as dst):
             for batch in src.iter_batches(batch_size=self.batch_rows):
                 rows = batch.to_pylist()
                 for r in rows:
                     # a split without a choice (held out) has every document in the long output
                     r["long_output"] = r["doc_id"] in chosen[r["split"]] if r["split"] in chosen else True
                 dst.write_table(pa.Table.from_pylist(rows, schema=self.schema))
-        tmp.replace(self.path)
 
 
 def check_pack_setup(cfg: PackConfig, repo_names: Iterable[str]) -> None:

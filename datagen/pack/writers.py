@@ -18,7 +18,6 @@ Formats follow /work/shared/FORMATS.md byte for byte:
 from __future__ import annotations
 
 import hashlib
-import os
 import struct
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +26,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from datagen.builds.atomic import publish
 from datagen.pack.packer import PackedBatch
 
 MEGATRON_MAGIC = b"MMIDIDX\x00\x00"
@@ -121,7 +121,7 @@ class ParquetTokenWriter:
         total = len(self.parts)
         for i, (part, rows) in enumerate(self.parts):
             final = self.folder / f"{self.split}-{i:05d}-of-{total:05d}.parquet"
-            os.replace(part, final)
+            publish(part, final)  # a finished part, fsync-ed and renamed to its name
             out.append(file_record(final, rows))
         return out
 

@@ -39,6 +39,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from datagen.builds.atomic import atomic_path, atomic_write
 from datagen.errors import UserError
 from datagen.pool.card import CardInfo, write_card
 from datagen.pool.rows import PROMPTS, eval_script, reward_spec
@@ -56,10 +57,8 @@ SWEBENCH_FIELDS = ("instance_id", "repo", "base_commit", "patch", "test_patch", 
 
 
 def _write_parquet(table: pa.Table, path: Path) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    pq.write_table(table, tmp, **_PARQUET)
-    tmp.replace(path)
+    with atomic_path(path, mkdir=True) as tmp:
+        pq.write_table(table, tmp, **_PARQUET)
     return path
 
 
@@ -169,7 +168,7 @@ def write_exports(by_split: dict[str, list[PoolRow]], out: Path, info: CardInfo)
     lines = [json.dumps(swebench_row(r, lists_as_json=True), ensure_ascii=False) + "\n"
              for split in SPLITS for r in by_split[split]]
     target = out / "exports" / "swebench.jsonl"
-    target.write_text("".join(lines), encoding="utf-8")
+    atomic_write(target, "".join(lines), mkdir=True)
     return [*paths, target]
 
 

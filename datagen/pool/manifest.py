@@ -3,13 +3,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pyarrow as pa
 
 from datagen.manifest import Manifest
 from datagen.pool.ledger import ledger_rows
-from datagen.records import ShardRow
+from datagen.records import Record, ShardRow
 from datagen.records.base import arrow_schema
 from datagen.records.pool import LedgerRow, PoolDropRow, PoolRow
 
@@ -21,10 +22,13 @@ def _table(record, rows) -> pa.Table:
 
 
 def record_pool(db: Manifest, run_id: str, rows: list[PoolRow], dropped: list[PoolDropRow],
-                shards: list[ShardRow], pool_dir: str | Path) -> None:
+                shards: list[ShardRow], pool_dir: str | Path, also: dict[type[Record], list] | None = None,
+                mark: Callable[[Manifest], None] | None = None) -> None:
     """Replace the pool tables in one transaction (``shards`` only for ``run_id``) and
     mirror the ledger journal of ``pool_dir`` into ``ledger``. ``db`` must have been
-    opened with (at least) ``TABLES``."""
+    opened with (at least) ``TABLES``. ``also`` (table: rows) replaces more tables in the
+    same transaction (the build's scores, attempts, difficulty); ``mark`` (the output
+    switch's) runs inside it, before the commit."""
     stamped = [s.model_copy(update={"run_id": run_id}) for s in shards]
     db.execute("BEGIN TRANSACTION")
     try:
@@ -35,6 +39,11 @@ def record_pool(db: Manifest, run_id: str, rows: list[PoolRow], dropped: list[Po
         db.insert(PoolDropRow, _table(PoolDropRow, sorted(dropped, key=lambda r: r.instruction_id)))
         db.insert(ShardRow, _table(ShardRow, stamped))
         db.insert(LedgerRow, _table(LedgerRow, ledger_rows(pool_dir)))
+        for record, extra in (also or {}).items():
+            db.execute(f"DELETE FROM {record.__table__}")
+            db.insert(record, extra)
+        if mark is not None:
+            mark(db)
         db.execute("COMMIT")
     except BaseException:
         db.execute("ROLLBACK")

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import io
 import json
-import os
 import zipfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -34,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from datagen.builds.atomic import atomic_path
 from datagen.errors import UserError
 
 VERSION = "quality_v1"
@@ -144,15 +144,12 @@ class QualityModel:
 def save_model(path: Path, meta: dict[str, Any], models: dict[str, np.ndarray]) -> None:
     """Write the versioned model file (written whole, then renamed; the same model is the
     same bytes: fixed entry timestamps, sorted entries)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+    with atomic_path(path, mkdir=True) as tmp, zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED) as zf:
         zf.writestr(_entry("meta.json"), json.dumps(meta, indent=2, sort_keys=True) + "\n")
         for lang in sorted(models):
             buf = io.BytesIO()
             np.save(buf, models[lang].astype("<f4"), allow_pickle=False)
             zf.writestr(_entry(f"models/{lang}.npy"), buf.getvalue())
-    os.replace(tmp, path)
 
 
 def _entry(name: str) -> zipfile.ZipInfo:

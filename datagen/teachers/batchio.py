@@ -23,6 +23,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from datagen.builds.atomic import atomic_open
 from datagen.errors import UserError
 from datagen.teachers.base import BaseTeacher
 from datagen.teachers.types import TeacherRequest, TeacherResult
@@ -173,9 +174,7 @@ def run_file(teacher: BaseTeacher, src: Path, dst: Path, *, progress: bool = Fal
     results = teacher.generate([ln.request for ln in asked], progress=progress)
     by_line = {ln.number: r for ln, r in zip(asked, results, strict=True)}
     counts: dict[str, int] = {"lines": len(lines), "cached": 0}
-    dst.parent.mkdir(parents=True, exist_ok=True)
-    tmp = dst.with_name(dst.name + ".tmp")
-    with tmp.open("w", encoding="utf-8") as out:
+    with atomic_open(dst, "w", encoding="utf-8", mkdir=True) as out:
         for ln in lines:
             result = by_line.get(ln.number)
             status = result.status if result is not None else "error"
@@ -184,5 +183,4 @@ def run_file(teacher: BaseTeacher, src: Path, dst: Path, *, progress: bool = Fal
             row = (batch_output(ln, result, teacher.config.model) if ln.batch
                    else native_output(ln, result))
             out.write(json.dumps(row, ensure_ascii=False) + "\n")
-    tmp.replace(dst)
     return counts

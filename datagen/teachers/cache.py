@@ -19,10 +19,9 @@ asks again.
 from __future__ import annotations
 
 import json
-import os
-import uuid
 from pathlib import Path
 
+from datagen.builds.atomic import atomic_write
 from datagen.teachers.types import TeacherResult
 
 CACHEABLE = ("ok", "truncated", "invalid")
@@ -58,12 +57,7 @@ class RequestCache:
         target = self.path(result.key)
         target.parent.mkdir(parents=True, exist_ok=True)
         data = result.model_dump(mode="json", include=set(_FIELDS))
-        tmp = target.parent / f".{result.key}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp"
-        try:
-            tmp.write_text(json.dumps(data, ensure_ascii=False, sort_keys=True), encoding="utf-8")
-            os.replace(tmp, target)
-        finally:
-            tmp.unlink(missing_ok=True)
+        atomic_write(target, json.dumps(data, ensure_ascii=False, sort_keys=True))
         return True
 
     def count(self) -> int:
