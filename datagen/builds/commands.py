@@ -98,7 +98,7 @@ def sandbox_run(cmd: list[str], opts: SandboxRun, notice=None) -> tuple[RunResul
     """Run ``cmd`` in the sandbox exactly as validation does. Returns the result and
     whether a Python env was used. ``notice(text)`` hears about a first env build."""
     if not cmd:
-        raise UserError("give the command after --, e.g. datagen sandbox run -w DIR -- ls")
+        raise UserError("give the command after --, e.g. datagen sandbox run -C DIR -- ls")
     if not opts.workdir.is_dir():
         raise UserError(f"--workdir {opts.workdir} is not a folder")
     workdir = opts.workdir.resolve()

@@ -134,6 +134,14 @@ def _children_die_with_parent():
         multiprocess.Manager, multiprocess.pool.Pool = original
 
 
+def console_log_level() -> str:
+    """The level of stage log lines on stderr: WARNING, INFO under ``datagen -v``
+    (``DATAGEN_VERBOSE=1``), ERROR under ``datagen -q`` (``DATAGEN_QUIET=1``)."""
+    if os.environ.get("DATAGEN_VERBOSE") == "1":
+        return "INFO"
+    return "ERROR" if os.environ.get("DATAGEN_QUIET") == "1" else "WARNING"
+
+
 class QuietLocalExecutor(LocalPipelineExecutor):
     """datatrove's local executor, with each task's console log kept in its log file only.
 
@@ -145,11 +153,13 @@ class QuietLocalExecutor(LocalPipelineExecutor):
         from loguru import logger
 
         logger.remove()  # datatrove's INFO lines on the main process; warnings still show
-        logger.add(sys.__stderr__, level="WARNING")
+        logger.add(sys.__stderr__, level=console_log_level())
         with _children_die_with_parent():
             return super().run()
 
     def _run_for_rank(self, rank: int, local_rank: int = 0, node_rank: int = -1):
+        if os.environ.get("DATAGEN_VERBOSE") == "1":  # datagen -v: every task's log lines too
+            return super()._run_for_rank(rank, local_rank, node_rank)
         real = sys.stderr
         sys.stderr = io.StringIO()
         try:

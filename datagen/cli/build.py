@@ -8,6 +8,7 @@ from pathlib import Path
 
 import typer
 
+from datagen.cli.base import DatagenTyper
 from datagen.config.all import AllRecipe
 from datagen.config.cpt import CptCorpusRecipe
 from datagen.config.rl_pool import RlPoolRecipe
@@ -20,7 +21,7 @@ class Executor(str, Enum):
     ray = "ray"
 
 
-app = typer.Typer(help="Run a build (writes data shards and <out>/manifest.duckdb).", no_args_is_help=True)
+app = DatagenTyper(help="Run a build (writes data shards and <out>/manifest.duckdb).", no_args_is_help=True)
 
 
 def recipe_help(model: type) -> str:
@@ -35,7 +36,7 @@ def recipe_help(model: type) -> str:
 
 @app.command("cpt-corpus", epilog=recipe_help(CptCorpusRecipe))
 def cpt_corpus(
-    paths: list[str] = typer.Argument(None, metavar="[PATH]...", help="More inputs (same as --input)."),
+    paths: list[str] = typer.Argument(None, metavar="PATH", help="More inputs (same as --input)."),
     input: list[str] = typer.Option(
         None, "--input", "-i", help="Local directories or git repos (working tree or bare .git). "
         "Repeat the flag or list several after it. Default: the recipe's inputs (bundled sample_data).",
@@ -98,7 +99,7 @@ def _executor_sets(sets: list[str] | None, executor: Executor | None) -> list[st
 
 @app.command("tasks", epilog=recipe_help(TasksRecipe))
 def tasks(
-    paths: list[str] = typer.Argument(None, metavar="[PATH]...", help="More inputs (same as --input)."),
+    paths: list[str] = typer.Argument(None, metavar="PATH", help="More inputs (same as --input)."),
     input: list[str] = typer.Option(
         None, "--input", "-i", help="Repos with test suites (folders, git working trees, bare .git). "
         "Default: the recipe's inputs (bundled sample_data).",
@@ -154,8 +155,8 @@ def tasks(
 
 @app.command("rl-pool", epilog=recipe_help(RlPoolRecipe))
 def rl_pool(
-    tasks: str = typer.Option(None, "--tasks", "-t", help="A tasks build's output folder or its tasks.jsonl "
-                              "(default: the recipe's, out/tasks)."),
+    tasks: str = typer.Option(None, "--input", "--tasks", "-i", "-t", help="A tasks build's output folder or "
+                              "its tasks.jsonl (default: the recipe's, out/tasks). --tasks / -t: the same."),
     output: Path = typer.Option(None, "--output", "-o", help="Output folder (default: out/rl-pool)."),
     recipe: str = typer.Option(None, "--recipe", "-r", help="Recipe YAML (default: pipelines/rl-pool.yaml)."),
     set_: list[str] = typer.Option(None, "--set", help="Override one recipe field: --set difficulty.k=8"),
@@ -175,7 +176,7 @@ def rl_pool(
 
     Examples:
 
-      datagen build rl-pool --tasks out/tasks -o out/rl-pool
+      datagen build rl-pool --input out/tasks -o out/rl-pool
 
       datagen build rl-pool -t /data/tasks -o /data/pool --set policy.base_url=http://gpu02:8000/v1 \
           --set difficulty.k=8
@@ -201,7 +202,7 @@ def rl_pool(
 
 @app.command("all", epilog=recipe_help(AllRecipe))
 def all_(
-    paths: list[str] = typer.Argument(None, metavar="[PATH]...", help="More inputs (same as --input)."),
+    paths: list[str] = typer.Argument(None, metavar="PATH", help="More inputs (same as --input)."),
     input: list[str] = typer.Option(None, "--input", "-i", help="Repos for the cpt-corpus and tasks stages "
                                     "(default: the recipe's inputs, bundled sample_data)."),
     output: Path = typer.Option(None, "--output", "-o", help="Output folder, one sub-folder per stage "
