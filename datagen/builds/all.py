@@ -10,6 +10,7 @@ stage that was already built reports the same numbers as the run that built it.
 
 from __future__ import annotations
 
+import functools
 import sys
 import time
 from dataclasses import dataclass, field
@@ -64,8 +65,9 @@ def load_all_recipe(recipe: str | Path | None, overrides: list[str] | None, inpu
 
 def run_all(inputs: list[str] | None = None, output: str | Path | None = None, recipe: str | Path | None = None,
             overrides: list[str] | None = None, workers: int | None = None, force: bool = False,
-            console: Console | None = None) -> AllResult:
-    """Run the enabled stages in order; see the module docstring."""
+            console: Console | None = None, allow_empty: bool = False) -> AllResult:
+    """Run the enabled stages in order; see the module docstring. ``allow_empty``: the
+    cpt-corpus stage is written even when it keeps no file."""
     t0 = time.monotonic()
     console = console or Console(file=sys.__stderr__)
     cfg, base, routed = load_all_recipe(recipe, overrides, inputs, output, workers)
@@ -84,8 +86,8 @@ def run_all(inputs: list[str] | None = None, output: str | Path | None = None, r
             continue
         console.print(f"[bold]stage {FOLDERS[stage]}[/] -> {folder}")
         s0 = time.monotonic()
-        result = _RUNNERS[stage](cfg, folder, out, _stage_recipe(ref, base), [*ref.set, *routed[stage]], force,
-                                 console)
+        runner = functools.partial(_cpt, allow_empty=allow_empty) if stage == "cpt_corpus" else _RUNNERS[stage]
+        result = runner(cfg, folder, out, _stage_recipe(ref, base), [*ref.set, *routed[stage]], force, console)
         results.append(StageResult(FOLDERS[stage], folder, _status(result), result.run_id,
                                    stage_counts(stage, folder), time.monotonic() - s0))
     return AllResult(out, results, time.monotonic() - t0)
@@ -108,10 +110,12 @@ def _inputs(cfg: AllRecipe, stage: str) -> list[str]:
     return list(ref.inputs if ref.inputs is not None else cfg.inputs)
 
 
-def _cpt(cfg: AllRecipe, folder: Path, out: Path, recipe: str, sets: list[str], force: bool, console: Console):
+def _cpt(cfg: AllRecipe, folder: Path, out: Path, recipe: str, sets: list[str], force: bool, console: Console,
+         allow_empty: bool = False):
     from datagen.builds.cpt_corpus import run_cpt_corpus
 
-    return run_cpt_corpus(_inputs(cfg, "cpt_corpus"), folder, recipe, sets, cfg.workers, force, console)
+    return run_cpt_corpus(_inputs(cfg, "cpt_corpus"), folder, recipe, sets, cfg.workers, force, console,
+                          allow_empty=allow_empty)
 
 
 def _tasks(cfg: AllRecipe, folder: Path, out: Path, recipe: str, sets: list[str], force: bool, console: Console):

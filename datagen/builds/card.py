@@ -87,9 +87,14 @@ def _fim_lines(cfg: CptCorpusRecipe, docs: Path | None) -> list[str]:
 
 
 def write_card(out: Path, cfg: CptCorpusRecipe, counts: dict, shards: list[ShardRow],
-               packed: list[PackOutputRow] | None = None, tables: dict | None = None) -> Path:
+               packed: list[PackOutputRow] | None = None, tables: dict | None = None) -> Path | None:
+    """``out/README.md``, or nothing (``None``) when there is no text shard: a card whose
+    ``data_files`` match no file makes ``datasets.load_dataset`` fail, so it is not written.
+    Every split listed has a shard."""
     text_shards = [s for s in shards if s.path.startswith("data/")]
-    splits = sorted({Path(s.path).name.split("-")[0] for s in text_shards} | {cfg.shards.split},
+    if not text_shards:
+        return None
+    splits = sorted({Path(s.path).name.split("-")[0] for s in text_shards},
                     key=lambda x: (x != cfg.shards.split, x))
     licenses = counts["licenses"]
     license_id = next(iter(licenses)).lower() if len(licenses) == 1 else "other"

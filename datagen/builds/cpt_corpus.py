@@ -73,7 +73,7 @@ from datagen.curate.base import FileStep, StepContext
 from datagen.curate.dedup import apply_near_dedup, exact_dedup
 from datagen.curate.keep import keep_rule
 from datagen.curate.mix import apply_mix, language_mix_rows, mix_counts
-from datagen.errors import JobsSubmitted
+from datagen.errors import EmptyBuild, JobsSubmitted
 from datagen.memory import release_memory, release_polars_memory_in_workers
 from datagen.pack.corpus import check_pack_setup, file_tokens, pack_corpus
 from datagen.pack.imports_step import ImportsStep
@@ -130,6 +130,7 @@ class _Stages:
     console: Console
     clock: Stopwatch
     runner: StageRunner
+    allow_empty: bool = False  # --allow-empty: a build that keeps no file is written, not refused
 
     @property
     def stage(self) -> Path:
@@ -145,8 +146,12 @@ def run_cpt_corpus(
     workers: int | None = None,
     force: bool = False,
     console: Console | None = None,
+    allow_empty: bool = False,
 ) -> BuildResult:
-    """Run the build; see the module docstring. Returns counts for the summary."""
+    """Run the build; see the module docstring. Returns counts for the summary.
+
+    A build that keeps no file is refused (``EmptyBuild``, after the crawl, before any
+    output is written) unless ``allow_empty``."""
     t0 = time.monotonic()
     release_polars_memory_in_workers()  # before the build starts any worker
     console = console or Console(file=sys.__stderr__)
@@ -164,7 +169,11 @@ def run_cpt_corpus(
         run.scratch = [run.work / n for n in
                        ("stage", "shards", "decisions.duckdb", "decisions.duckdb.wal", "duckdb.tmp")]
         stages = _Stages(cfg, out, run.work, run.run_id, console, clock,
-                         StageRunner(cfg.executor, run.run_id, console))
+                         StageRunner(cfg.executor, run.run_id, console), allow_empty)
+        if not cfg.pack.tokenizer:
+            console.print("[yellow]packing off:[/] pack.tokenizer is not set, so only text shards are "
+                          "written; for token sequences add --set pack.tokenizer=PATH (a tokenizer.json "
+                          "or a Hugging Face tokenizer folder)")
         try:
             with run:
                 clock.log = run.work / "stages.log"  # which stage a running build is in
@@ -254,6 +263,7 @@ def _build(s: _Stages, listing: _Listing) -> BuildResult:
     con = duckdb.connect(str(db_path), config=duckdb_config(s.cfg, s.work))
     try:
         _decide(s, con, crawl_files)
+        _refuse_empty(s, con)
         release_memory()  # what near dedup freed in this process (with one worker it runs here)
         shard_rows, text_shards, orderer = _write_shards(s, con, crawl_files)
         con.execute("CHECKPOINT")
@@ -323,6 +333,20 @@ def _decide(s: _Stages, con: duckdb.DuckDBPyConnection, crawl_files: list[str]) 
         with s.clock.stage("mix"):
             repos = [r for (r,) in con.execute("SELECT DISTINCT repo FROM files ORDER BY repo").fetchall()]
             apply_mix(con, s.cfg.mix, [r for r in repos if split_of(r, s.cfg.pack) != "train"])
+
+
+def _refuse_empty(s: _Stages, con: duckdb.DuckDBPyConnection) -> None:
+    """No kept file: ``EmptyBuild`` (one line with why the files went), unless ``--allow-empty``."""
+    seen, kept = con.execute("SELECT count(*), count(*) FILTER (decision='kept') FROM files").fetchone()
+    if kept or s.allow_empty:
+        return
+    reasons = con.execute(
+        "SELECT split_part(reason, ':', 1) AS r, count(*) FROM files WHERE decision='dropped' "
+        "GROUP BY r ORDER BY count(*) DESC, r LIMIT 4").fetchall()
+    why = ", ".join(f"{r} {n}" for r, n in reasons) or "no file found"
+    raise EmptyBuild(f"no file kept of {seen} seen in the inputs ({why}); no shard written to {s.out}. "
+                     "Check --input (and crawl.*, quality.* in the recipe), or pass --allow-empty "
+                     "to write the empty build")
 
 
 def _write_shards(s: _Stages, con: duckdb.DuckDBPyConnection,

@@ -48,6 +48,8 @@ def cpt_corpus(
     force: bool = typer.Option(False, "--force", help="Rebuild even if this exact build already finished."),
     executor: Executor = typer.Option(None, "--executor", "-e", help="Where the datatrove stages run: local, "
                                       "slurm or ray (default: the recipe's executor.kind). Same output either way."),
+    allow_empty: bool = typer.Option(False, "--allow-empty", help="Write the build even when no file is kept "
+                                     "(refused by default: exit 2 with why the files were dropped)."),
 ) -> None:
     """Build a clean code corpus for continued pretraining.
 
@@ -80,7 +82,7 @@ def cpt_corpus(
 
     result = run_cpt_corpus(
         inputs=_split_inputs((input or []) + (paths or [])), output=output, recipe=recipe,
-        overrides=_executor_sets(set_, executor), workers=workers, force=force,
+        overrides=_executor_sets(set_, executor), workers=workers, force=force, allow_empty=allow_empty,
     )
     if result.submitted:
         print_submitted(result)
@@ -212,6 +214,8 @@ def all_(
                                    "recipe), --set rl_pool.enabled=false (skip a stage)."),
     workers: int = typer.Option(None, "--workers", "-w", help="Workers of every stage (default: each recipe's)."),
     force: bool = typer.Option(False, "--force", help="Rebuild every stage even if it already finished."),
+    allow_empty: bool = typer.Option(False, "--allow-empty", help="Write the cpt-corpus stage even when it "
+                                     "keeps no file (refused by default)."),
 ) -> None:
     """Repos -> CPT shards, verified tasks and the RL pool, in one resumable command.
 
@@ -233,5 +237,5 @@ def all_(
     from datagen.cli.summary import print_all_summary
 
     result = run_all(inputs=_split_inputs((input or []) + (paths or [])), output=output, recipe=recipe,
-                     overrides=set_ or [], workers=workers, force=force)
+                     overrides=set_ or [], workers=workers, force=force, allow_empty=allow_empty)
     print_all_summary(result)
