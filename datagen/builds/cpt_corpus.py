@@ -58,7 +58,7 @@ from datagen.builds.cpt_manifest import counts, outputs_intact, write_manifest
 from datagen.builds.executors import StageRunner, submit_rest
 from datagen.builds.file_steps import FILE_STEPS
 from datagen.builds.procs import alive
-from datagen.builds.progress import Stopwatch, progress_bar
+from datagen.builds.progress import Stopwatch, items_done, progress_bar
 from datagen.builds.run import BuildRun
 from datagen.builds.shards import write_text_shards
 from datagen.builds.steps import RowsParquetWriter
@@ -309,10 +309,12 @@ def _crawl(s: _Stages, listing: _Listing) -> list[str]:
     # Import specifiers are read here, in the workers, once (not again when ordering).
     imports = [ImportsStep()] if s.cfg.pack.order == "imports" else []
     steps = [RepoFileReader(str(path), s.cfg.crawl.files_per_task, s.cfg.crawl),
-             *file_steps(s.cfg, listing.repos), *imports, RowsParquetWriter(str(s.work / "crawl"))]
-    with s.clock.stage("crawl"):
+             *file_steps(s.cfg, listing.repos), *imports, RowsParquetWriter(str(s.work / "crawl"), progress=True)]
+    per_task = s.cfg.crawl.files_per_task
+    with s.clock.stage("crawl"):  # the bar counts files as the ranks write them, not per finished rank
         s.runner.run("crawling", steps, tasks, min(s.cfg.workers, tasks), s.work / "logs" / "crawl",
-                     progress={"files_per_task": s.cfg.crawl.files_per_task, "total_files": listing.files})
+                     progress={"files_per_task": per_task, "total_files": listing.files,
+                               "count": functools.partial(items_done, s.work / "crawl", per_task, listing.files)})
     return sorted(str(p) for p in (s.work / "crawl").glob("*.parquet"))
 
 

@@ -10,16 +10,40 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    ProgressColumn,
+    Task,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from rich.text import Text
 
 from datagen.errors import StageIncomplete
 
 
+class RateColumn(ProgressColumn):
+    """Items per second (``1.2k/s``), from rich's moving estimate; blank until it has one."""
+
+    def render(self, task: Task) -> Text:
+        speed = task.finished_speed or task.speed
+        if speed is None:
+            return Text("", style="progress.data.speed")
+        for unit, scale in (("M", 1e6), ("k", 1e3)):
+            if speed >= scale:
+                return Text(f"{speed / scale:.1f}{unit}/s", style="progress.data.speed")
+        return Text(f"{speed:.1f}/s" if speed < 10 else f"{speed:.0f}/s", style="progress.data.speed")
+
+
 def _progress(console: Console) -> Progress:
+    """A bar like tqdm's: done/total, rate, elapsed and time left (ETA)."""
     return Progress(
-        TextColumn("[bold blue]{task.description:<16}"), BarColumn(), MofNCompleteColumn(),
-        TimeElapsedColumn(), console=console, transient=False,
-        disable=os.environ.get("DATAGEN_NO_PROGRESS") == "1",
+        TextColumn("[bold blue]{task.description:<16}"), BarColumn(), MofNCompleteColumn(), RateColumn(),
+        TimeElapsedColumn(), TextColumn("eta"), TimeRemainingColumn(), console=console, transient=False,
+        disable=os.environ.get("DATAGEN_NO_PROGRESS") == "1", speed_estimate_period=10.0,
     )
 
 
@@ -60,6 +84,51 @@ def progress_bar(console: Console, description: str, total: int | None) -> Itera
         yield lambda n=1: prog.advance(task, n)
 
 
+PROGRESS_EVERY_S = 0.5  # how often a rank writes how far it is (``RankProgress``)
+
+
+class RankProgress:
+    """A rank's count of items done, written to ``<folder>/<rank>.progress`` at most every
+    ``PROGRESS_EVERY_S`` (a rename, so a reader never sees half a number): the bar of a
+    stage then moves while its ranks run, not only when one finishes."""
+
+    def __init__(self, folder: str | Path, rank: int) -> None:
+        self.path = Path(folder) / f"{rank:05d}.progress"
+        self.done = 0
+        self.last = time.monotonic()
+
+    def add(self, n: int = 1) -> None:
+        self.done += n
+        now = time.monotonic()
+        if now - self.last >= PROGRESS_EVERY_S:
+            self.last = now
+            tmp = self.path.with_suffix(".progress.tmp")
+            tmp.write_text(str(self.done), encoding="ascii")
+            os.replace(tmp, self.path)
+
+    def close(self) -> None:
+        """The rank is done: its output file counts from now on."""
+        self.path.unlink(missing_ok=True)
+
+
+def items_done(folder: str | Path, files_per_task: int, total: int, suffix: str = ".parquet") -> int:
+    """Items done by a stage whose rank ``r`` writes ``<folder>/<r:05d><suffix>`` when it
+    finishes (``files_per_task`` items, fewer for the last) and ``RankProgress`` meanwhile."""
+    done = 0
+    try:
+        names = os.listdir(folder)
+    except FileNotFoundError:
+        return 0
+    finished = {n[: -len(suffix)] for n in names if n.endswith(suffix) and n[: -len(suffix)].isdigit()}
+    for rank in finished:
+        done += max(0, min(files_per_task, total - int(rank) * files_per_task))
+    for name in names:
+        if name.endswith(".progress") and name[:-9] not in finished:
+            with contextlib.suppress(OSError, ValueError):
+                done += int(Path(folder, name).read_text(encoding="ascii"))
+    return min(done, total)
+
+
 def run_with_rank_progress(executor, console: Console, description: str, tasks: int, *,
                            files_per_task: int, total_files: int, count: Callable[[], int] | None = None) -> None:
     """Run a datatrove executor while a bar follows its completed ranks (in files), or
@@ -98,4 +167,4 @@ def run_with_rank_progress(executor, console: Console, description: str, tasks: 
                               f"see the task logs in {executor.logging_dir.path}/logs")
 
 
-__all__ = ["Stopwatch", "progress_bar", "run_with_rank_progress"]
+__all__ = ["Stopwatch", "progress_bar", "run_with_rank_progress", "RankProgress", "items_done", "RateColumn"]

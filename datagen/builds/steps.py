@@ -17,6 +17,7 @@ from datatrove.executor.local import LocalPipelineExecutor
 from datatrove.pipeline.base import PipelineStep
 
 from datagen.builds.procs import die_with_parent
+from datagen.builds.progress import RankProgress
 from datagen.memory import release_memory
 from datagen.records import FileRow
 from datagen.records.base import arrow_schema
@@ -52,10 +53,11 @@ class RowsParquetWriter(PipelineStep):
     name = "rows → parquet"
     type = "💽 - WRITER"
 
-    def __init__(self, folder: str, batch_rows: int = 512):
+    def __init__(self, folder: str, batch_rows: int = 512, progress: bool = False):
         super().__init__()
         self.folder = folder
         self.batch_rows = batch_rows
+        self.progress = progress  # write <rank>.progress as rows come (the crawl's bar reads it)
 
     def run(self, data: DocumentsPipeline, rank: int = 0, world_size: int = 1) -> DocumentsPipeline:
         schema = crawl_schema()
@@ -65,6 +67,7 @@ class RowsParquetWriter(PipelineStep):
         final = Path(self.folder) / f"{rank:05d}.parquet"
         tmp = final.with_suffix(".parquet.tmp")
         batch: dict[str, list] = {f.name: [] for f in schema}
+        progress = RankProgress(self.folder, rank) if self.progress else None
         # No dictionary for ``text``: file texts are nearly all distinct, and a dictionary
         # page holds a whole row group's text, which every reader then decodes at once.
         with pq.ParquetWriter(tmp, schema, compression="zstd", use_dictionary=names) as writer:
@@ -79,9 +82,13 @@ class RowsParquetWriter(PipelineStep):
                     batch = {k: [] for k in batch}
                     release_memory()  # a worker runs task after task: keep only what one batch needs
                 self.stat_update("rows")
+                if progress is not None:
+                    progress.add()
             if batch["text"]:
                 writer.write_table(_arrow_table(batch, schema))
         os.replace(tmp, final)
+        if progress is not None:
+            progress.close()
         return
         yield  # a generator that consumes the pipeline and yields nothing
 

@@ -124,6 +124,8 @@ def test_ctrl_c_and_sigterm_stop_the_build_mark_it_failed_and_a_rerun_resumes(tm
         pytest.fail("the build did not stop within 15 s of the signal")
     assert proc.returncode == 128 + sig, err
     assert f"interrupted by {signal.Signals(sig).name}" in err and "Traceback" not in err, err
+    line = next(x for x in err.splitlines() if x.startswith("interrupted by"))  # what is kept, how to resume
+    assert "kept the finished tasks (crawl " in line and "run the same command again to resume from there" in line
     _none_left(proc.pid)
     assert _runs(out) == [("build cpt-corpus", "failed")]
     assert not list(out.glob(".work/*/crawl/*.tmp"))
@@ -131,6 +133,8 @@ def test_ctrl_c_and_sigterm_stop_the_build_mark_it_failed_and_a_rerun_resumes(tm
         rerun = subprocess.run(_cmd(roots, out), env=QUIET, capture_output=True, text=True)
         assert rerun.returncode == 0, rerun.stderr
         assert _runs(out) == [("build cpt-corpus", "finished")] and not (out / ".work").exists()
+        assert (out / "logs" / "crawl" / "stats.json").is_file()  # the stage logs stay after success
+        assert len(list((out / "logs" / "crawl" / "logs").glob("task_*.log"))) > 1
 
 
 @pytest.mark.slow
