@@ -88,27 +88,42 @@ PROGRESS_EVERY_S = 0.5  # how often a rank writes how far it is (``RankProgress`
 
 
 class RankProgress:
-    """A rank's count of items done, written to ``<folder>/<rank>.progress`` at most every
-    ``PROGRESS_EVERY_S`` (a rename, so a reader never sees half a number): the bar of a
-    stage then moves while its ranks run, not only when one finishes."""
+    """A rank's count of items done, written to ``<folder>/<rank>.progress`` every
+    ``PROGRESS_EVERY_S`` while it changes (by a small thread, so a count reached in a burst
+    is shown even when the next items are long in coming; a rename, so a reader never sees
+    half a number): the bar of a stage then moves while its ranks run, not only when one
+    finishes."""
 
     def __init__(self, folder: str | Path, rank: int) -> None:
         self.path = Path(folder) / f"{rank:05d}.progress"
         self.done = 0
-        self.last = time.monotonic()
+        self._written = 0
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
 
     def add(self, n: int = 1) -> None:
         self.done += n
-        now = time.monotonic()
-        if now - self.last >= PROGRESS_EVERY_S:
-            self.last = now
-            tmp = self.path.with_suffix(".progress.tmp")
-            tmp.write_text(str(self.done), encoding="ascii")
-            os.replace(tmp, self.path)
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._loop, name="rank-progress", daemon=True)
+            self._thread.start()
+
+    def _loop(self) -> None:
+        while not self._stop.wait(PROGRESS_EVERY_S):
+            done = self.done
+            if done != self._written:
+                with contextlib.suppress(OSError):  # a count not shown is no reason to fail the rank
+                    tmp = self.path.with_suffix(".progress.tmp")
+                    tmp.write_text(str(done), encoding="ascii")
+                    os.replace(tmp, self.path)
+                    self._written = done
 
     def close(self) -> None:
         """The rank is done: its output file counts from now on."""
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
         self.path.unlink(missing_ok=True)
+        self.path.with_suffix(".progress.tmp").unlink(missing_ok=True)
 
 
 def items_done(folder: str | Path, files_per_task: int, total: int, suffix: str = ".parquet") -> int:
