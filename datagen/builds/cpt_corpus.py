@@ -280,7 +280,7 @@ def _build(s: _Stages, listing: _Listing) -> BuildResult:
         tables[LanguageMixRow] = language_mix_rows(s.run_id, mixed, tables.get(TokenCountRow),
                                                    tables.pop(_MixTokens, None), s.cfg.shards.split)
     with s.clock.stage("manifest"):
-        write_card(s.stage, s.cfg, numbers, shard_rows, packed, tables)
+        write_card(s.stage, s.cfg, numbers, shard_rows, packed, tables, run_id=s.run_id)
         switch_outputs(s.stage, s.out, s.work / "replaced", OWNED_OUTPUTS,
                        commit=lambda: write_manifest(s.out, s.run_id, db_path, shard_rows, tables,
                                                      duckdb_config(s.cfg, s.work)))
