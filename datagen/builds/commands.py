@@ -67,6 +67,9 @@ def validate_tasks(tasks: Path, recipe: str | None, overrides: list[str] | None,
 
     cfg, _ = load_recipe(ValidateRecipe, recipe, "validate", overrides or [])
     items = read_tasks(tasks)
+    if not items:  # an empty tasks.jsonl: "0/0 valid" would read as a pass
+        raise UserError(f"no task in {tasks}: nothing to validate (is it the tasks.jsonl of a tasks build "
+                        "that emitted tasks?)")
     if only:
         items = [t for t in items if t[0].instance_id in set(only)]
         if not items:

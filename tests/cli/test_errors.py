@@ -143,3 +143,21 @@ def test_missing_parent_folder_is_named(tmp_path):
 def test_an_os_error_without_a_path_still_is_one_line():
     assert os_error_line(ConnectionRefusedError(errno.ECONNREFUSED, "Connection refused")) == (
         "Connection refused (run with --debug for the traceback)")
+
+
+@pytest.mark.parametrize("build", ["tasks", "all"])
+def test_other_builds_with_an_output_that_is_a_file(tmp_path, build):
+    target = tmp_path / "afile"
+    target.write_text("x")
+    one_line(run("build", build, "-o", str(target)), f"{target} is a file, not a folder")
+
+
+def test_rl_pool_without_its_tasks_names_them(tmp_path):
+    one_line(run("build", "rl-pool", "-i", str(tmp_path / "gone"), "-o", str(tmp_path / "o")),
+             f"no such task file or folder: {tmp_path / 'gone'}")
+
+
+def test_validate_an_empty_task_file_is_not_a_pass(tmp_path):
+    empty = tmp_path / "tasks.jsonl"
+    empty.write_text("")
+    one_line(run("validate", str(empty)), f"no task in {empty}: nothing to validate")
