@@ -170,10 +170,6 @@ def run_cpt_corpus(
                        ("stage", "shards", "decisions.duckdb", "decisions.duckdb.wal", "duckdb.tmp")]
         stages = _Stages(cfg, out, run.work, run.run_id, console, clock,
                          StageRunner(cfg.executor, run.run_id, console), allow_empty)
-        if not cfg.pack.tokenizer:
-            console.print("[yellow]packing off:[/] pack.tokenizer is not set, so only text shards are "
-                          "written; for token sequences add --set pack.tokenizer=PATH (a tokenizer.json "
-                          "or a Hugging Face tokenizer folder)")
         try:
             with run:
                 clock.log = run.work / "stages.log"  # which stage a running build is in
@@ -255,7 +251,13 @@ def _fingerprint(cfg: CptCorpusRecipe, listing: _Listing) -> str:
     return fp
 
 
+PACKING_OFF = ("[yellow]packing off:[/] pack.tokenizer is not set, so only text shards are written; for "
+               "token sequences add --set pack.tokenizer=PATH (a tokenizer.json or a Hugging Face tokenizer folder)")
+
+
 def _build(s: _Stages, listing: _Listing) -> BuildResult:
+    if not s.cfg.pack.tokenizer:  # said once the build runs (not when it is refused or already built)
+        s.console.print(PACKING_OFF, soft_wrap=True)
     crawl_files = _crawl(s, listing)
     shutil.rmtree(s.stage, ignore_errors=True)  # a killed run's half-written outputs
     db_path = s.work / "decisions.duckdb"
