@@ -117,8 +117,14 @@ class RankProgress:
                     os.replace(tmp, self.path)
                     self._written = done
 
+    def __enter__(self) -> RankProgress:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
     def close(self) -> None:
-        """The rank is done: its output file counts from now on."""
+        """The rank is done (its output file counts from now on) or failed (it runs again)."""
         self._stop.set()
         if self._thread is not None:
             self._thread.join()

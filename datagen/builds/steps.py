@@ -67,10 +67,12 @@ class RowsParquetWriter(PipelineStep):
         final = Path(self.folder) / f"{rank:05d}.parquet"
         tmp = final.with_suffix(".parquet.tmp")
         batch: dict[str, list] = {f.name: [] for f in schema}
-        progress = RankProgress(self.folder, rank) if self.progress else None
+        # The progress file goes when the rank ends, finished (its parquet counts then) or not.
+        counter = RankProgress(self.folder, rank) if self.progress else contextlib.nullcontext()
         # No dictionary for ``text``: file texts are nearly all distinct, and a dictionary
         # page holds a whole row group's text, which every reader then decodes at once.
-        with pq.ParquetWriter(tmp, schema, compression="zstd", use_dictionary=names) as writer:
+        with counter as progress, pq.ParquetWriter(tmp, schema, compression="zstd",
+                                                   use_dictionary=names) as writer:
             for doc in data:
                 if not doc.metadata.keys() <= columns:
                     raise UnknownField(sorted(doc.metadata.keys() - columns), doc.metadata.get("path"))
@@ -86,9 +88,8 @@ class RowsParquetWriter(PipelineStep):
                     progress.add()
             if batch["text"]:
                 writer.write_table(_arrow_table(batch, schema))
-        os.replace(tmp, final)
-        if progress is not None:
-            progress.close()
+            writer.close()
+            os.replace(tmp, final)
         return
         yield  # a generator that consumes the pipeline and yields nothing
 

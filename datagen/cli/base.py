@@ -28,9 +28,10 @@ _TYPE_NAMES = {"str": "TEXT", "int": "INT", "float": "FLOAT", "Path": "PATH", "b
 
 
 def _value_name(option: TyperOption) -> str | None:
-    """``TEXT`` / ``INT`` / ``PATH`` for an option's value (``None``: keep typer's)."""
-    desc = option.type_descriptor
-    if desc.is_choice:
+    """``TEXT`` / ``INT`` / ``PATH`` for an option's value (``None``: keep typer's; so also
+    on a typer older than 0.29, whose options have no ``type_descriptor``)."""
+    desc = getattr(option, "type_descriptor", None)
+    if desc is None or desc.is_choice:
         return None
     if desc.is_path:
         return "PATH"
