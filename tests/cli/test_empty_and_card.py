@@ -61,3 +61,12 @@ def test_card_loads_with_datasets_and_packing_off_is_said(two_repos, tmp_path):
     ds = datasets.load_dataset(str(out), cache_dir=str(tmp_path / "hf-cache"))
     assert list(ds) == ["train"]
     assert ds["train"].num_rows == int(kept.stdout.splitlines()[1]) > 0
+
+
+def test_quiet_build_prints_no_summary_and_verbose_shows_stage_logs(two_repos, tmp_path):
+    quiet = cli("-q", "build", "cpt-corpus", *[str(p) for p in two_repos], "-o", str(tmp_path / "q"))
+    assert quiet.returncode == 0, quiet.stderr
+    assert quiet.stdout == "" and "kept" not in quiet.stderr
+    loud = cli("-v", "build", "cpt-corpus", *[str(p) for p in two_repos], "-o", str(tmp_path / "v"))
+    assert loud.returncode == 0, loud.stderr
+    assert "kept" in loud.stdout and "INFO" in loud.stderr
