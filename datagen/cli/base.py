@@ -13,6 +13,7 @@ command gets them without repeating them:
 
 from __future__ import annotations
 
+import inspect
 import os
 from typing import Any
 
@@ -82,12 +83,27 @@ def _usage_pieces(command: Any, ctx: Any) -> list[str]:
     return pieces
 
 
+def reflow(text: str | None) -> str | None:
+    """A docstring for the help page: each prose paragraph on one line (the terminal wraps
+    it: typer keeps single line breaks, so a paragraph wrapped at 90 columns came out
+    ragged at 80), paragraphs whose lines are indented (examples) as they are."""
+    if not text:
+        return text
+    paragraphs = []
+    for para in inspect.cleandoc(text).split("\n\n"):
+        lines = para.split("\n")
+        indented = any(line.startswith((" ", "\t")) for line in lines)
+        paragraphs.append(para if indented or para.startswith("\b") else " ".join(x.strip() for x in lines))
+    return "\n\n".join(paragraphs)
+
+
 class DatagenCommand(TyperCommand):
     """A command with plain usage lines and flags (see the module docstring)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         _plain_params(self.params)
+        self.help = reflow(self.help)
 
     def collect_usage_pieces(self, ctx: Any) -> list[str]:
         return _usage_pieces(self, ctx)
@@ -102,6 +118,7 @@ class DatagenGroup(TyperGroup):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         _plain_params(self.params)
+        self.help = reflow(self.help)
 
     def get_help_option(self, ctx: Any) -> Any:
         return _plain_help(super().get_help_option(ctx))

@@ -28,10 +28,10 @@ def recipe_help(model: type) -> str:
     """The recipe keys of a build, for its --help: what --set accepts, with defaults."""
     from datagen.config.base import recipe_keys
 
-    lines = ["Recipe keys (--set KEY=VALUE; defaults as in the bundled recipe):", ""]
+    lines = ["Recipe keys (--set KEY=VALUE; defaults as in the bundled recipe):"]
     for key, default, description in recipe_keys(model):
         lines.append(f"  {key} = {json.dumps(default)}" + (f"  -- {description}" if description else ""))
-    return "\n\n".join(lines)
+    return "\n".join(lines)  # typer keeps single line breaks: one key per line
 
 
 @app.command("cpt-corpus", epilog=recipe_help(CptCorpusRecipe))

@@ -75,6 +75,8 @@ def error_line(exc: BaseException) -> str | None:
     """The one line for an exception the user can act on, else ``None`` (a bug)."""
     if isinstance(exc, UserError):
         return str(exc)
+    if isinstance(exc, BrokenPipeError):  # `datagen ... | head`: typer ends it quietly
+        return None
     if isinstance(exc, OSError):
         return os_error_line(exc)
     try:
