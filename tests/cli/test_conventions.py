@@ -106,3 +106,13 @@ def test_an_empty_recipe_is_refused(tmp_path, text):
     recipe = tmp_path / "empty.yaml"
     recipe.write_text(text)
     assert f"recipe {recipe} is empty" in _error("build", "cpt-corpus", "-r", str(recipe))
+
+
+def test_help_prose_is_reflowed_and_examples_kept():
+    from datagen.cli.base import reflow
+
+    text = "First line.\n\n    Crawl repos ->\n    shards.\n\n    Examples:\n\n      datagen a\n      datagen b\n"
+    assert reflow(text) == "First line.\n\nCrawl repos -> shards.\n\nExamples:\n\n  datagen a\n  datagen b"
+    page = _help(("build", "cpt-corpus"), "-h")
+    assert "exact and near dedup -> parquet shards + dataset card -> manifest" in page
+    assert 'name = "cpt-corpus"' in page and "\n\n name =" not in page.replace("│", "")
