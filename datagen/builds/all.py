@@ -67,7 +67,7 @@ def run_all(inputs: list[str] | None = None, output: str | Path | None = None, r
             overrides: list[str] | None = None, workers: int | None = None, force: bool = False,
             console: Console | None = None, allow_empty: bool = False) -> AllResult:
     """Run the enabled stages in order; see the module docstring. ``allow_empty``: the
-    cpt-corpus stage is written even when it keeps no file."""
+    cpt-corpus and rl-pool stages are written even when they keep nothing."""
     t0 = time.monotonic()
     console = console or Console(file=sys.__stderr__)
     cfg, base, routed = load_all_recipe(recipe, overrides, inputs, output, workers)
@@ -86,7 +86,8 @@ def run_all(inputs: list[str] | None = None, output: str | Path | None = None, r
             continue
         console.print(f"[bold]stage {FOLDERS[stage]}[/] -> {folder}")
         s0 = time.monotonic()
-        runner = functools.partial(_cpt, allow_empty=allow_empty) if stage == "cpt_corpus" else _RUNNERS[stage]
+        runner = (functools.partial(_RUNNERS[stage], allow_empty=allow_empty) if stage in ("cpt_corpus", "rl_pool")
+                  else _RUNNERS[stage])
         result = runner(cfg, folder, out, _stage_recipe(ref, base), [*ref.set, *routed[stage]], force, console)
         results.append(StageResult(FOLDERS[stage], folder, _status(result), result.run_id,
                                    stage_counts(stage, folder), time.monotonic() - s0))
@@ -124,10 +125,12 @@ def _tasks(cfg: AllRecipe, folder: Path, out: Path, recipe: str, sets: list[str]
     return run_tasks(_inputs(cfg, "tasks"), folder, recipe, sets, cfg.workers, force, console)
 
 
-def _pool(cfg: AllRecipe, folder: Path, out: Path, recipe: str, sets: list[str], force: bool, console: Console):
+def _pool(cfg: AllRecipe, folder: Path, out: Path, recipe: str, sets: list[str], force: bool, console: Console,
+          allow_empty: bool = False):
     from datagen.builds.rl_pool import run_rl_pool
 
-    return run_rl_pool(out / FOLDERS["tasks"], folder, recipe, sets, cfg.workers, force, console)
+    return run_rl_pool(out / FOLDERS["tasks"], folder, recipe, sets, cfg.workers, force, console,
+                       allow_empty=allow_empty)
 
 
 _RUNNERS = {"cpt_corpus": _cpt, "tasks": _tasks, "rl_pool": _pool}

@@ -37,7 +37,7 @@ from datagen.builds.progress import progress_bar
 from datagen.builds.run import BuildRun
 from datagen.config.base import load_recipe, validate
 from datagen.config.rl_pool import RlPoolRecipe
-from datagen.errors import JobsSubmitted
+from datagen.errors import EmptyBuild, JobsSubmitted
 from datagen.manifest import Manifest
 from datagen.pool.exports import CardInfo, write_pool
 from datagen.pool.hygiene import clean, drop_row
@@ -83,8 +83,9 @@ def load_pool_recipe(recipe, overrides, tasks, output, workers) -> RlPoolRecipe:
 
 def run_rl_pool(tasks: str | Path | None = None, output: str | Path | None = None, recipe: str | Path | None = None,
                 overrides: list[str] | None = None, workers: int | None = None, force: bool = False,
-                console: Console | None = None) -> PoolResult:
-    """Run the build; see the module docstring."""
+                console: Console | None = None, allow_empty: bool = False) -> PoolResult:
+    """Run the build; see the module docstring. A pool that would hold no instruction is
+    refused (``EmptyBuild``, before any output is written) unless ``allow_empty``."""
     t0 = time.monotonic()
     console = console or Console(file=sys.__stderr__)
     cfg = load_pool_recipe(recipe, overrides, tasks, output, workers)
@@ -100,7 +101,7 @@ def run_rl_pool(tasks: str | Path | None = None, output: str | Path | None = Non
     runner = StageRunner(cfg.executor, run.run_id, console)
     try:
         with run:
-            result = _build(cfg, out, run, runner, inputs, console)
+            result = _build(cfg, out, run, runner, inputs, console, allow_empty)
     except JobsSubmitted as sub:  # --executor slurm: the build goes on in a job after the stage
         sub.continuation = submit_rest("rl-pool", cfg.model_dump(mode="json"), cfg.executor, run.work,
                                        out / "logs" / "slurm", sub.job_id, cfg.workers)
@@ -109,8 +110,19 @@ def run_rl_pool(tasks: str | Path | None = None, output: str | Path | None = Non
     return result
 
 
+def _refuse_empty(cfg: RlPoolRecipe, funnel: dict[str, int], drops: list[PoolDropRow], out: Path) -> None:
+    """No instruction left: ``EmptyBuild``, one line with the funnel's largest drop reasons."""
+    reasons: dict[str, int] = {}
+    for d in drops:
+        reasons[d.reason] = reasons.get(d.reason, 0) + 1
+    why = ", ".join(f"{r} {n}" for r, n in sorted(reasons.items(), key=lambda x: (-x[1], x[0]))[:4])
+    raise EmptyBuild(f"no instruction pooled of {funnel['tasks']} tasks in {cfg.tasks} ({why or 'no task in it'}); "
+                     f"no shard written to {out}. Check --input (a tasks build's output), or pass "
+                     "--allow-empty to write the empty pool")
+
+
 def _build(cfg: RlPoolRecipe, out: Path, run: BuildRun, runner: StageRunner, inputs,
-           console: Console) -> PoolResult:
+           console: Console, allow_empty: bool = False) -> PoolResult:
     rows = rows_from_tasks(cfg.tasks, group_size=cfg.difficulty.k, lint_command=cfg.pool.lint_command)
     funnel = {"tasks": len(rows)}
     h = cfg.hygiene
@@ -122,6 +134,8 @@ def _build(cfg: RlPoolRecipe, out: Path, run: BuildRun, runner: StageRunner, inp
     funnel["scored"] = len(s.rows)
     notes = _difficulty(cfg, s, inputs, run, runner, console)
     funnel["in band"] = len(s.rows)
+    if not s.rows and not allow_empty:
+        _refuse_empty(cfg, funnel, s.drops, out)
     info = CardInfo(pretty_name=cfg.pool.pretty_name, data_source=cfg.pool.data_source,
                     description=_description(cfg, notes))
     shards = write_pool(s.rows, s.drops, out, info)

@@ -167,6 +167,8 @@ def rl_pool(
     executor: Executor = typer.Option(None, "--executor", "-e", help="Where the attempts are graded: local, slurm "
                                       "or ray, one task per repo on a cluster (default: the recipe's "
                                       "executor.kind). Same output either way."),
+    allow_empty: bool = typer.Option(False, "--allow-empty", help="Write the pool even when no instruction is "
+                                     "left (refused by default: exit 2 with why they were dropped)."),
 ) -> None:
     """Build the RL instruction pool: hard-but-solvable tasks, each handed out once.
 
@@ -195,7 +197,7 @@ def rl_pool(
     from datagen.cli.summary import print_pool_summary, print_submitted
 
     result = run_rl_pool(tasks=tasks, output=output, recipe=recipe, overrides=_executor_sets(set_, executor),
-                         workers=workers, force=force)
+                         workers=workers, force=force, allow_empty=allow_empty)
     if result.submitted:
         print_submitted(result)
     elif not result.skipped:
@@ -214,8 +216,8 @@ def all_(
                                    "recipe), --set rl_pool.enabled=false (skip a stage)."),
     workers: int = typer.Option(None, "--workers", "-w", help="Workers of every stage (default: each recipe's)."),
     force: bool = typer.Option(False, "--force", help="Rebuild every stage even if it already finished."),
-    allow_empty: bool = typer.Option(False, "--allow-empty", help="Write the cpt-corpus stage even when it "
-                                     "keeps no file (refused by default)."),
+    allow_empty: bool = typer.Option(False, "--allow-empty", help="Write the cpt-corpus and rl-pool stages even "
+                                     "when they keep nothing (refused by default)."),
 ) -> None:
     """Repos -> CPT shards, verified tasks and the RL pool, in one resumable command.
 

@@ -70,3 +70,16 @@ def test_quiet_build_prints_no_summary_and_verbose_shows_stage_logs(two_repos, t
     loud = cli("-v", "build", "cpt-corpus", *[str(p) for p in two_repos], "-o", str(tmp_path / "v"))
     assert loud.returncode == 0, loud.stderr
     assert "kept" in loud.stdout and "INFO" in loud.stderr
+
+
+def test_an_empty_tasks_input_gives_no_silent_empty_pool(tmp_path):
+    tasks = tmp_path / "tasks"
+    tasks.mkdir()
+    (tasks / "tasks.jsonl").write_text("")
+    out = tmp_path / "pool"
+    proc = cli("build", "rl-pool", "-i", str(tasks), "-o", str(out))
+    assert proc.returncode == 2, proc.stderr
+    errors = [line for line in proc.stderr.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1 and "no instruction pooled of 0 tasks" in errors[0] and "--allow-empty" in errors[0]
+    assert not (out / "data").exists()
+    assert cli("build", "rl-pool", "-i", str(tasks), "-o", str(out), "--allow-empty").returncode == 0
