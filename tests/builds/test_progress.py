@@ -8,7 +8,7 @@ import time
 
 from rich.console import Console
 
-from datagen.builds import progress as prog
+from datagen.builds import rank_progress as prog
 from datagen.builds.progress import RankProgress, items_done, progress_bar
 from datagen.builds.run import finished_tasks, keep_logs
 
