@@ -22,8 +22,8 @@ from rich.progress import (
 )
 from rich.text import Text
 
-from datagen.builds.rank_progress import RankProgress, items_done
 from datagen.errors import StageIncomplete
+from datagen.rank_progress import RankProgress, items_done
 
 
 class RateColumn(ProgressColumn):

@@ -17,8 +17,8 @@ from datatrove.executor.local import LocalPipelineExecutor
 from datatrove.pipeline.base import PipelineStep
 
 from datagen.builds.procs import die_with_parent
-from datagen.builds.rank_progress import RankProgress
 from datagen.memory import release_memory
+from datagen.rank_progress import RankProgress
 from datagen.records import FileRow
 from datagen.records.base import arrow_schema
 

@@ -8,7 +8,7 @@ import time
 
 from rich.console import Console
 
-from datagen.builds import rank_progress as prog
+from datagen import rank_progress as prog
 from datagen.builds.progress import RankProgress, items_done, progress_bar
 from datagen.builds.run import finished_tasks, keep_logs
 
@@ -80,3 +80,38 @@ def test_keep_logs_copies_each_stage_without_its_markers_and_replaces_old_ones(t
         {"name": "near_dedup/logs/signatures"}]
     assert not (logs / "crawl" / "completions").exists()
     assert (logs / "slurm" / "job.out").read_text() == "kept"
+
+
+def test_a_rank_that_keeps_its_count_leaves_it_when_finished_not_when_failed(tmp_path):
+    from datagen.rank_progress import progress_sum
+
+    with RankProgress(tmp_path, 0, keep=True) as done:
+        done.add(5)
+    try:
+        with RankProgress(tmp_path, 1, keep=True) as failed:
+            failed.add(3)
+            raise RuntimeError("rank died")
+    except RuntimeError:
+        pass
+    assert (tmp_path / "00000.progress").read_text() == "5" and not (tmp_path / "00001.progress").exists()
+    assert progress_sum(tmp_path) == 5 and progress_sum(tmp_path / "gone") == 0
+
+
+def test_near_dedup_signatures_count_files_for_the_bar(tmp_path):
+    """The signature stage's bar follows files signed (its ranks' kept counts), not ranks."""
+    import random
+
+    from datagen.config.curate import NearDedupConfig
+    from datagen.curate.near_dedup import SignatureStep, near_dedup
+    from datagen.rank_progress import progress_sum
+    from tests.curate.helpers import crawl_row, synthetic_python, write_crawl
+
+    rng = random.Random(0)
+    rows = [crawl_row("r", f"m{i}.py", synthetic_python(rng)) for i in range(12)]
+    crawl = write_crawl(tmp_path / "c.parquet", rows)
+    near_dedup([crawl], tmp_path / "w", NearDedupConfig(), total=12)
+    (stage,) = [p for p in (tmp_path / "w").iterdir() if p.is_dir()]
+    assert progress_sum(stage / "progress") == 12
+    bar = SignatureStep([crawl], stage, NearDedupConfig(), None, progress_total=12).progress_bar()
+    assert bar["total_files"] == 12 and bar["count"]() == 12
+    assert SignatureStep([crawl], stage, NearDedupConfig(), None).progress_bar() is None

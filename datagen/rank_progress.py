@@ -22,7 +22,8 @@ class RankProgress:
     half a number): the bar of a stage then moves while its ranks run, not only when one
     finishes."""
 
-    def __init__(self, folder: str | Path, rank: int) -> None:
+    def __init__(self, folder: str | Path, rank: int, keep: bool = False) -> None:
+        self.keep = keep  # a finished rank leaves its final count (for a stage whose output says none)
         self.path = Path(folder) / f"{rank:05d}.progress"
         self.done = 0
         self._written = 0
@@ -40,24 +41,42 @@ class RankProgress:
             done = self.done
             if done != self._written:
                 with contextlib.suppress(OSError):  # a count not shown is no reason to fail the rank
-                    tmp = self.path.with_suffix(".progress.tmp")
-                    tmp.write_text(str(done), encoding="ascii")
-                    os.replace(tmp, self.path)
-                    self._written = done
+                    self._write(done)
+
+    def _write(self, done: int) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = self.path.with_suffix(".progress.tmp")
+        tmp.write_text(str(done), encoding="ascii")
+        os.replace(tmp, self.path)
+        self._written = done
 
     def __enter__(self) -> RankProgress:
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+    def __exit__(self, exc_type: object, *exc: object) -> None:
+        self.close(finished=exc_type is None)
 
-    def close(self) -> None:
-        """The rank is done (its output file counts from now on) or failed (it runs again)."""
+    def close(self, finished: bool = True) -> None:
+        """The rank is done (its output file counts from now on, or with ``keep`` its final
+        count stays) or failed (its count goes: it runs again)."""
         self._stop.set()
         if self._thread is not None:
             self._thread.join()
-        self.path.unlink(missing_ok=True)
+        if self.keep and finished:
+            self._write(self.done)
+        else:
+            self.path.unlink(missing_ok=True)
         self.path.with_suffix(".progress.tmp").unlink(missing_ok=True)
+
+
+def progress_sum(folder: str | Path) -> int:
+    """Items done by the ranks of a stage that keep their counts (``RankProgress(keep=True)``)."""
+    done = 0
+    with contextlib.suppress(FileNotFoundError):
+        for path in Path(folder).glob("*.progress"):
+            with contextlib.suppress(OSError, ValueError):
+                done += int(path.read_text(encoding="ascii"))
+    return done
 
 
 def items_done(folder: str | Path, files_per_task: int, total: int, suffix: str = ".parquet") -> int:
@@ -78,4 +97,4 @@ def items_done(folder: str | Path, files_per_task: int, total: int, suffix: str 
     return min(done, total)
 
 
-__all__ = ["RankProgress", "items_done", "PROGRESS_EVERY_S"]
+__all__ = ["RankProgress", "items_done", "progress_sum", "PROGRESS_EVERY_S"]
