@@ -10,6 +10,8 @@
   the reason in the manifest and carries on.
 - ``Interrupted``: the build got SIGINT or SIGTERM (a ``KeyboardInterrupt``); the run is
   marked failed and the CLI exits ``128 + signal``.
+- ``EmptyBuild``: a ``UserError`` for a build that would keep nothing (an empty input
+  folder, every file dropped); ``--allow-empty`` writes it anyway.
 - ``DiskFull``: a ``UserError`` for a write that found the disk full; one line says where
   and how much to free.
 - Anything else is a bug and surfaces with its traceback under ``--debug``.
@@ -38,6 +40,10 @@ class Interrupted(KeyboardInterrupt):
         super().__init__(f"interrupted by {name}")
         self.signum = signum
         self.name = name
+
+
+class EmptyBuild(UserError):
+    """A build's inputs gave nothing to keep (and ``--allow-empty`` was not given)."""
 
 
 class DiskFull(UserError):

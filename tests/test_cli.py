@@ -58,7 +58,9 @@ def test_sql_is_read_only_and_errors_are_one_line(two_repos, tmp_path):
 def test_unknown_recipe_key_is_one_line_error(tmp_path):
     proc = cli("build", "cpt-corpus", "--set", "crawl.bogus=1", "-o", str(tmp_path / "o"))
     assert proc.returncode == 2
-    assert proc.stderr.strip().splitlines() == ["error: recipe cpt-corpus.yaml: unknown key 'crawl.bogus'"]
+    assert proc.stderr.strip().splitlines() == [
+        "error: --set: unknown key 'crawl.bogus' (valid keys under crawl: max_file_bytes, respect_gitignore, "
+        "rules, licenses, allow_unknown_license, repo_names, files_per_task)"]
 
 
 @pytest.mark.parametrize("args", [

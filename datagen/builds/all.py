@@ -10,6 +10,7 @@ stage that was already built reports the same numbers as the run that built it.
 
 from __future__ import annotations
 
+import functools
 import sys
 import time
 from dataclasses import dataclass, field
@@ -62,8 +63,9 @@ def load_all_recipe(recipe: str | Path | None, overrides: list[str] | None, inpu
 
 def run_all(inputs: list[str] | None = None, output: str | Path | None = None, recipe: str | Path | None = None,
             overrides: list[str] | None = None, workers: int | None = None, force: bool = False,
-            console: Console | None = None) -> AllResult:
-    """Run the enabled stages in order; see the module docstring."""
+            console: Console | None = None, allow_empty: bool = False) -> AllResult:
+    """Run the enabled stages in order; see the module docstring. ``allow_empty``: the
+    cpt-corpus and rl-pool stages are written even when they keep nothing."""
     t0 = time.monotonic()
     console = console or Console(file=sys.__stderr__)
     cfg, base, routed = load_all_recipe(recipe, overrides, inputs, output, workers)
@@ -82,8 +84,9 @@ def run_all(inputs: list[str] | None = None, output: str | Path | None = None, r
             continue
         console.print(f"[bold]stage {FOLDERS[stage]}[/] -> {folder}")
         s0 = time.monotonic()
-        result = _RUNNERS[stage](cfg, folder, out, _stage_recipe(ref, base), [*ref.set, *routed[stage]], force,
-                                 console)
+        runner = (functools.partial(_RUNNERS[stage], allow_empty=allow_empty) if stage in ("cpt_corpus", "rl_pool")
+                  else _RUNNERS[stage])
+        result = runner(cfg, folder, out, _stage_recipe(ref, base), [*ref.set, *routed[stage]], force, console)
         results.append(StageResult(FOLDERS[stage], folder, _status(result), result.run_id,
                                    stage_counts(stage, folder), time.monotonic() - s0))
     return AllResult(out, results, time.monotonic() - t0)
@@ -106,10 +109,12 @@ def _inputs(cfg: AllRecipe, stage: str) -> list[str]:
     return list(ref.inputs if ref.inputs is not None else cfg.inputs)
 
 
-def _cpt(cfg: AllRecipe, folder: Path, out: Path, recipe: str, sets: list[str], force: bool, console: Console):
+def _cpt(cfg: AllRecipe, folder: Path, out: Path, recipe: str, sets: list[str], force: bool, console: Console,
+         allow_empty: bool = False):
     from datagen.builds.cpt_corpus import run_cpt_corpus
 
-    return run_cpt_corpus(_inputs(cfg, "cpt_corpus"), folder, recipe, sets, cfg.workers, force, console)
+    return run_cpt_corpus(_inputs(cfg, "cpt_corpus"), folder, recipe, sets, cfg.workers, force, console,
+                          allow_empty=allow_empty)
 
 
 def _tasks(cfg: AllRecipe, folder: Path, out: Path, recipe: str, sets: list[str], force: bool, console: Console):
@@ -118,10 +123,12 @@ def _tasks(cfg: AllRecipe, folder: Path, out: Path, recipe: str, sets: list[str]
     return run_tasks(_inputs(cfg, "tasks"), folder, recipe, sets, cfg.workers, force, console)
 
 
-def _pool(cfg: AllRecipe, folder: Path, out: Path, recipe: str, sets: list[str], force: bool, console: Console):
+def _pool(cfg: AllRecipe, folder: Path, out: Path, recipe: str, sets: list[str], force: bool, console: Console,
+          allow_empty: bool = False):
     from datagen.builds.rl_pool import run_rl_pool
 
-    return run_rl_pool(out / FOLDERS["tasks"], folder, recipe, sets, cfg.workers, force, console)
+    return run_rl_pool(out / FOLDERS["tasks"], folder, recipe, sets, cfg.workers, force, console,
+                       allow_empty=allow_empty)
 
 
 _RUNNERS = {"cpt_corpus": _cpt, "tasks": _tasks, "rl_pool": _pool}

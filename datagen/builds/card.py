@@ -2,13 +2,84 @@
 
 from __future__ import annotations
 
+import datetime as dt
+import os
 from pathlib import Path
 
 import yaml
 
+from datagen import __version__
+from datagen.config.base import recipe_hash
 from datagen.config.cpt import CptCorpusRecipe
 from datagen.records import LanguageMixRow, LongBucketRow, PackOutputRow, RepoDocRow, ShardRow
 from datagen.records.hub import size_category
+
+# SPDX id (as ``datagen.crawl.license`` detects it) -> the Hub's license id. A license the
+# Hub does not list is ``other`` in the header (its SPDX id stays in the card's table).
+HUB_LICENSES = {
+    "MIT": "mit", "Apache-2.0": "apache-2.0", "BSD-2-Clause": "bsd-2-clause", "BSD-3-Clause": "bsd-3-clause",
+    "ISC": "isc", "Zlib": "zlib", "Unlicense": "unlicense", "CC0-1.0": "cc0-1.0", "BSL-1.0": "bsl-1.0",
+    "MPL-2.0": "mpl-2.0", "EPL-2.0": "epl-2.0", "EPL-1.0": "epl-1.0", "Artistic-2.0": "artistic-2.0",
+    "GPL-2.0": "gpl-2.0", "GPL-3.0": "gpl-3.0", "LGPL-2.1": "lgpl-2.1", "LGPL-3.0": "lgpl-3.0",
+    "AGPL-3.0": "agpl-3.0", "GPL-1.0": "gpl", "LGPL-2.0": "lgpl", "unknown": "unknown",
+}
+
+
+def hub_licenses(spdx_ids: list[str] | set[str]) -> list[str]:
+    """The Hub's ``license:`` list for files under these SPDX ids (sorted, each once);
+    ``-only`` / ``-or-later`` suffixes name the same Hub license."""
+    ids = set()
+    for spdx in spdx_ids:
+        base = spdx.removesuffix("-only").removesuffix("-or-later").removesuffix("+")
+        ids.add(HUB_LICENSES.get(base, "other"))
+    return sorted(ids)
+
+
+def build_date() -> str:
+    """The build's UTC day; ``SOURCE_DATE_EPOCH`` (reproducible builds) fixes it."""
+    epoch = os.environ.get("SOURCE_DATE_EPOCH")
+    when = dt.datetime.fromtimestamp(int(epoch), dt.UTC) if epoch else dt.datetime.now(dt.UTC)
+    return when.strftime("%Y-%m-%d")
+
+
+def _provenance_lines(cfg: CptCorpusRecipe, counts: dict, run_id: str | None) -> list[str]:
+    """Where the corpus came from: recipe (hash), inputs, datagen version, run, date."""
+    inputs = ", ".join(f"`{i}`" for i in cfg.inputs) or "(none)"
+    return ["## Provenance", "",
+            "| | |", "|---|---|",
+            f"| recipe | `{cfg.name}`, hash `{recipe_hash(cfg)}` (`runs.recipe_json` holds it whole) |",
+            f"| inputs | {inputs} ({counts.get('repos', 0)} repos) |",
+            f"| datagen | {__version__} |",
+            *([f"| run | `{run_id}` (table `runs`) |"] if run_id else []),
+            f"| built | {build_date()} (UTC) |", ""]
+
+
+def _on(section: object) -> str:
+    return "on" if getattr(section, "enabled", False) else "off"
+
+
+def _how_lines(cfg: CptCorpusRecipe, counts: dict, text_shards: list[ShardRow], packed: bool) -> list[str]:
+    """The build's steps in order, with the recipe's switches and the manifest's counts."""
+    dropped = sum(counts["dropped_by_reason"].values())
+    near = cfg.dedup.near
+    lines = [
+        "## How it was made", "",
+        f"1. Crawl: {counts.get('repos', 0)} repos, {counts['seen']} files seen "
+        f"({'`.gitignore` respected, ' if cfg.crawl.respect_gitignore else ''}files over "
+        f"{cfg.crawl.max_file_bytes} bytes skipped, licenses allowed: `{cfg.crawl.licenses}`).",
+        f"2. Per-file checks: heuristic quality {_on(cfg.quality)}, decontamination {_on(cfg.decontam)}, "
+        f"syntax {_on(cfg.syntax)}, secrets {_on(cfg.secrets)}, learned quality {_on(cfg.quality_model)}, "
+        f"perplexity {_on(cfg.perplexity)}.",
+        f"3. Dedup: exact {'on' if cfg.dedup.exact else 'off'}, near {_on(near)}"
+        + (f" (MinHash {near.bands}x{near.rows}, {near.ngram}-grams, Jaccard >= {near.threshold:g})"
+           if near.enabled else "") + f"; the copy kept: `{cfg.dedup.keep}`."
+        + (" Language mix: `mix.weights`." if cfg.mix.enabled else ""),
+        f"4. Shards: {counts['kept']} kept files ({dropped} dropped) in {len(text_shards)} parquet shard(s), "
+        f"each repo's files in {'dependency' if cfg.pack.order == 'imports' else cfg.pack.order} order.",
+    ]
+    if packed:
+        lines.append(f"5. Tokens: `{Path(str(cfg.pack.tokenizer)).name}`, sequences of {cfg.pack.seq_lens} tokens.")
+    return [*lines, "", "Every file seen, with the reason it was dropped, is a row of `manifest.duckdb`.", ""]
 
 
 def _token_configs(cfg: CptCorpusRecipe, packed: list[PackOutputRow]) -> list[dict]:
@@ -87,16 +158,24 @@ def _fim_lines(cfg: CptCorpusRecipe, docs: Path | None) -> list[str]:
 
 
 def write_card(out: Path, cfg: CptCorpusRecipe, counts: dict, shards: list[ShardRow],
-               packed: list[PackOutputRow] | None = None, tables: dict | None = None) -> Path:
+               packed: list[PackOutputRow] | None = None, tables: dict | None = None,
+               run_id: str | None = None) -> Path | None:
+    """``out/README.md``, or nothing (``None``) when there is no text shard: a card whose
+    ``data_files`` match no file makes ``datasets.load_dataset`` fail, so it is not written.
+    Every split listed has a shard."""
     text_shards = [s for s in shards if s.path.startswith("data/")]
-    splits = sorted({Path(s.path).name.split("-")[0] for s in text_shards} | {cfg.shards.split},
+    if not text_shards:
+        return None
+    splits = sorted({Path(s.path).name.split("-")[0] for s in text_shards},
                     key=lambda x: (x != cfg.shards.split, x))
     licenses = counts["licenses"]
-    license_id = next(iter(licenses)).lower() if len(licenses) == 1 else "other"
+    hub = hub_licenses(set(licenses))
+    langs = [lang for lang, _, _ in counts["by_lang"] if lang]
     header = {
-        "license": license_id,
+        "license": hub[0] if len(hub) == 1 else hub,
+        "language": ["code"],  # the Hub's code for source code (natural languages are ISO codes)
         "pretty_name": cfg.card.pretty_name,
-        "tags": list(cfg.card.tags),
+        "tags": list(dict.fromkeys([*cfg.card.tags, *langs])),
         "task_categories": ["text-generation"],
         "size_categories": [size_category(counts["kept"])],
         "configs": [{
@@ -121,10 +200,12 @@ def write_card(out: Path, cfg: CptCorpusRecipe, counts: dict, shards: list[Shard
     lines += [f"| dropped: {r} | {n} | |" for r, n in counts["dropped_by_reason"].items()]
     lines += ["", "| language | files | bytes |", "|---|---:|---:|"]
     lines += [f"| {lang} | {n} | {b} |" for lang, n, b in counts["by_lang"]]
-    lines += ["", "| license | files |", "|---|---:|"]
-    lines += [f"| {lic} | {n} |" for lic, n in sorted(licenses.items())]
+    lines += ["", "| license (SPDX) | Hub id | files |", "|---|---|---:|"]
+    lines += [f"| {lic} | {hub_licenses([lic])[0]} | {n} |" for lic, n in sorted(licenses.items())]
     lines += ["", f"Shards: {len(text_shards)} ({sum(s.rows for s in text_shards)} rows, "
               f"{sum(s.bytes for s in text_shards)} bytes on disk).", ""]
+    lines += _how_lines(cfg, counts, text_shards, bool(packed))
+    lines += _provenance_lines(cfg, counts, run_id)
     if packed:
         lines += [
             "## Tokens", "",

@@ -58,6 +58,9 @@ def validate_tasks(tasks: Path, recipe: str | None, overrides: list[str] | None,
 
     cfg, _ = load_recipe(ValidateRecipe, recipe, "validate", overrides or [])
     items = read_tasks(tasks)
+    if not items:  # an empty tasks.jsonl: "0/0 valid" would read as a pass
+        raise UserError(f"no task in {tasks}: nothing to validate (is it the tasks.jsonl of a tasks build "
+                        "that emitted tasks?)")
     if only:
         items = [t for t in items if t[0].instance_id in set(only)]
         if not items:
@@ -89,7 +92,7 @@ def sandbox_run(cmd: list[str], opts: SandboxRun, notice=None) -> tuple[RunResul
     """Run ``cmd`` in the sandbox exactly as validation does. Returns the result and
     whether a Python env was used. ``notice(text)`` hears about a first env build."""
     if not cmd:
-        raise UserError("give the command after --, e.g. datagen sandbox run -w DIR -- ls")
+        raise UserError("give the command after --, e.g. datagen sandbox run -C DIR -- ls")
     if not opts.workdir.is_dir():
         raise UserError(f"--workdir {opts.workdir} is not a folder")
     workdir = opts.workdir.resolve()

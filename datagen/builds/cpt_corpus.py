@@ -59,7 +59,7 @@ from datagen.builds.cpt_manifest import counts, outputs_intact, write_manifest
 from datagen.builds.executors import StageRunner
 from datagen.builds.file_steps import FILE_STEPS
 from datagen.builds.procs import alive
-from datagen.builds.progress import Stopwatch, progress_bar
+from datagen.builds.progress import Stopwatch, items_done, progress_bar
 from datagen.builds.run import BuildRun
 from datagen.builds.shards import write_text_shards
 from datagen.builds.steps import RowsParquetWriter
@@ -73,7 +73,7 @@ from datagen.curate.base import FileStep, StepContext
 from datagen.curate.dedup import apply_near_dedup, exact_dedup
 from datagen.curate.keep import keep_rule
 from datagen.curate.mix import apply_mix, language_mix_rows, mix_counts
-from datagen.errors import JobsSubmitted
+from datagen.errors import EmptyBuild, JobsSubmitted
 from datagen.memory import release_memory, release_polars_memory_in_workers
 from datagen.pack.corpus import check_pack_setup, file_tokens, pack_corpus
 from datagen.pack.imports_step import ImportsStep
@@ -131,6 +131,7 @@ class _Stages:
     clock: Stopwatch
     runner: StageRunner
     publish: Callable[[Callable[[Mark], None]], None]  # the build's ``Build.publish`` for this run
+    allow_empty: bool = False  # --allow-empty: a build that keeps no file is written, not refused
 
     @property
     def stage(self) -> Path:
@@ -146,11 +147,17 @@ def run_cpt_corpus(
     workers: int | None = None,
     force: bool = False,
     console: Console | None = None,
+    allow_empty: bool = False,
 ) -> BuildResult:
-    """Run the build; see the module docstring. Returns counts for the summary."""
+    """Run the build; see the module docstring. Returns counts for the summary.
+
+    A build that keeps no file is refused (``EmptyBuild``, after the crawl, before any
+    output is written) unless ``allow_empty``."""
     release_polars_memory_in_workers()  # before the build starts any worker
     cfg = load_cpt_recipe(recipe, overrides, inputs=inputs, output=output, workers=workers)
-    return CptCorpusBuild(cfg, force, console).run()
+    build = CptCorpusBuild(cfg, force, console)
+    build.allow_empty = allow_empty
+    return build.run()
 
 
 class CptCorpusBuild(Build):
@@ -160,6 +167,7 @@ class CptCorpusBuild(Build):
     recipe_type = CptCorpusRecipe
     result_type = BuildResult
     owned = OWNED_OUTPUTS
+    allow_empty = False
 
     def __init__(self, cfg: CptCorpusRecipe, force: bool = False, console: Console | None = None):
         super().__init__(cfg, force, console)
@@ -187,7 +195,7 @@ class CptCorpusBuild(Build):
 
     def build(self, run: BuildRun, runner: StageRunner) -> BuildResult:
         stages = _Stages(self.cfg, self.out, run.work, run.run_id, self.console, self.clock, runner,
-                         functools.partial(self.publish, run))
+                         functools.partial(self.publish, run), self.allow_empty)
         self.clock.log = run.work / "stages.log"  # which stage a running build is in
         result = _build(stages, self.listing)
         result.stage_seconds = self.clock.seconds
@@ -256,7 +264,13 @@ def _fingerprint(cfg: CptCorpusRecipe, listing: _Listing) -> str:
     return fp
 
 
+PACKING_OFF = ("[yellow]packing off:[/] pack.tokenizer is not set, so only text shards are written; for "
+               "token sequences add --set pack.tokenizer=PATH (a tokenizer.json or a Hugging Face tokenizer folder)")
+
+
 def _build(s: _Stages, listing: _Listing) -> BuildResult:
+    if not s.cfg.pack.tokenizer:  # said once the build runs (not when it is refused or already built)
+        s.console.print(PACKING_OFF, soft_wrap=True)
     crawl_files = _crawl(s, listing)
     shutil.rmtree(s.stage, ignore_errors=True)  # a killed run's half-written outputs
     db_path = s.work / "decisions.duckdb"
@@ -264,6 +278,7 @@ def _build(s: _Stages, listing: _Listing) -> BuildResult:
     con = duckdb.connect(str(db_path), config=duckdb_config(s.cfg, s.work))
     try:
         _decide(s, con, crawl_files)
+        _refuse_empty(s, con)
         release_memory()  # what near dedup freed in this process (with one worker it runs here)
         shard_rows, text_shards, orderer = _write_shards(s, con, crawl_files)
         con.execute("CHECKPOINT")
@@ -280,7 +295,7 @@ def _build(s: _Stages, listing: _Listing) -> BuildResult:
         tables[LanguageMixRow] = language_mix_rows(s.run_id, mixed, tables.get(TokenCountRow),
                                                    tables.pop(_MixTokens, None), s.cfg.shards.split)
     with s.clock.stage("manifest"):
-        write_card(s.stage, s.cfg, numbers, shard_rows, packed, tables)
+        write_card(s.stage, s.cfg, numbers, shard_rows, packed, tables, run_id=s.run_id)
         s.publish(lambda mark: write_manifest(s.out, s.run_id, db_path, shard_rows, tables,
                                               duckdb_config(s.cfg, s.work), mark))
     return BuildResult(
@@ -308,10 +323,12 @@ def _crawl(s: _Stages, listing: _Listing) -> list[str]:
     # Import specifiers are read here, in the workers, once (not again when ordering).
     imports = [ImportsStep()] if s.cfg.pack.order == "imports" else []
     steps = [RepoFileReader(str(path), s.cfg.crawl.files_per_task, s.cfg.crawl),
-             *file_steps(s.cfg, listing.repos), *imports, RowsParquetWriter(str(s.work / "crawl"))]
-    with s.clock.stage("crawl"):
+             *file_steps(s.cfg, listing.repos), *imports, RowsParquetWriter(str(s.work / "crawl"), progress=True)]
+    per_task = s.cfg.crawl.files_per_task
+    with s.clock.stage("crawl"):  # the bar counts files as the ranks write them, not per finished rank
         s.runner.run("crawling", steps, tasks, min(s.cfg.workers, tasks), s.work / "logs" / "crawl",
-                     progress={"files_per_task": s.cfg.crawl.files_per_task, "total_files": listing.files})
+                     progress={"files_per_task": per_task, "total_files": listing.files,
+                               "count": functools.partial(items_done, s.work / "crawl", per_task, listing.files)})
     return sorted(str(p) for p in (s.work / "crawl").glob("*.parquet"))
 
 
@@ -332,6 +349,20 @@ def _decide(s: _Stages, con: duckdb.DuckDBPyConnection, crawl_files: list[str]) 
         with s.clock.stage("mix"):
             repos = [r for (r,) in con.execute("SELECT DISTINCT repo FROM files ORDER BY repo").fetchall()]
             apply_mix(con, s.cfg.mix, [r for r in repos if split_of(r, s.cfg.pack) != "train"])
+
+
+def _refuse_empty(s: _Stages, con: duckdb.DuckDBPyConnection) -> None:
+    """No kept file: ``EmptyBuild`` (one line with why the files went), unless ``--allow-empty``."""
+    seen, kept = con.execute("SELECT count(*), count(*) FILTER (decision='kept') FROM files").fetchone()
+    if kept or s.allow_empty:
+        return
+    reasons = con.execute(
+        "SELECT split_part(reason, ':', 1) AS r, count(*) FROM files WHERE decision='dropped' "
+        "GROUP BY r ORDER BY count(*) DESC, r LIMIT 4").fetchall()
+    why = ", ".join(f"{r} {n}" for r, n in reasons) or "no file found"
+    raise EmptyBuild(f"no file kept of {seen} seen in the inputs ({why}); no shard written to {s.out}. "
+                     "Check --input (and crawl.*, quality.* in the recipe), or pass --allow-empty "
+                     "to write the empty build")
 
 
 def _write_shards(s: _Stages, con: duckdb.DuckDBPyConnection,

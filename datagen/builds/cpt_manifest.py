@@ -31,8 +31,9 @@ def counts(con: duckdb.DuckDBPyConnection) -> dict:
     licenses = Counter(dict(con.execute(
         "SELECT coalesce(license, 'unknown'), count(*) FROM files WHERE decision='kept' GROUP BY 1"
     ).fetchall()))
+    repos = con.execute("SELECT count(DISTINCT repo) FROM files").fetchone()[0]
     return {"seen": seen, "kept": kept, "kept_bytes": int(kept_bytes), "dropped_by_reason": by_reason,
-            "by_lang": by_lang, "licenses": licenses}
+            "by_lang": by_lang, "licenses": licenses, "repos": repos}
 
 
 def write_manifest(out: Path, run_id: str, db_path: Path, shard_rows: list[ShardRow],

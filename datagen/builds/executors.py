@@ -73,7 +73,9 @@ class StageRunner:
                 self.args = (pipeline, tasks, workers, logging_dir)
 
             def run(self) -> None:
-                runner.run(f"{name} {Path(self.args[3]).name}", *self.args)
+                # a first step that can say how far it is (``progress_bar``) gets a bar in its items
+                bar = getattr(self.args[0][0], "progress_bar", None) if self.args[0] else None
+                runner.run(f"{name} {Path(self.args[3]).name}", *self.args, progress=bar() if callable(bar) else None)
 
         return _Stage
 

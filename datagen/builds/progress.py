@@ -10,16 +10,41 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    ProgressColumn,
+    Task,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from rich.text import Text
 
 from datagen.errors import StageIncomplete
+from datagen.rank_progress import RankProgress, items_done
+
+
+class RateColumn(ProgressColumn):
+    """Items per second (``1.2k/s``), from rich's moving estimate; blank until it has one."""
+
+    def render(self, task: Task) -> Text:
+        speed = task.finished_speed or task.speed
+        if speed is None:
+            return Text("", style="progress.data.speed")
+        for unit, scale in (("M", 1e6), ("k", 1e3)):
+            if speed >= scale:
+                return Text(f"{speed / scale:.1f}{unit}/s", style="progress.data.speed")
+        return Text(f"{speed:.1f}/s" if speed < 10 else f"{speed:.0f}/s", style="progress.data.speed")
 
 
 def _progress(console: Console) -> Progress:
+    """A bar like tqdm's: done/total, rate, elapsed and time left (ETA)."""
     return Progress(
-        TextColumn("[bold blue]{task.description:<16}"), BarColumn(), MofNCompleteColumn(),
-        TimeElapsedColumn(), console=console, transient=False,
-        disable=os.environ.get("DATAGEN_NO_PROGRESS") == "1",
+        TextColumn("[bold blue]{task.description:<16}"), BarColumn(), MofNCompleteColumn(), RateColumn(),
+        TimeElapsedColumn(), TextColumn("eta"), TimeRemainingColumn(), console=console, transient=False,
+        disable=os.environ.get("DATAGEN_NO_PROGRESS") == "1", speed_estimate_period=10.0,
     )
 
 
@@ -98,4 +123,4 @@ def run_with_rank_progress(executor, console: Console, description: str, tasks: 
                               f"see the task logs in {executor.logging_dir.path}/logs")
 
 
-__all__ = ["Stopwatch", "progress_bar", "run_with_rank_progress"]
+__all__ = ["Stopwatch", "progress_bar", "run_with_rank_progress", "RankProgress", "items_done", "RateColumn"]

@@ -41,7 +41,7 @@ from datagen.builds.pool_grading import grade_all, scorer_for
 from datagen.builds.progress import progress_bar
 from datagen.builds.run import BuildRun
 from datagen.config.rl_pool import RlPoolRecipe
-from datagen.errors import JobsSubmitted
+from datagen.errors import EmptyBuild, JobsSubmitted
 from datagen.manifest import Manifest
 from datagen.pool.exports import CardInfo, write_pool
 from datagen.pool.hygiene import clean, drop_row
@@ -89,9 +89,12 @@ def load_pool_recipe(recipe, overrides, tasks, output, workers) -> RlPoolRecipe:
 
 def run_rl_pool(tasks: str | Path | None = None, output: str | Path | None = None, recipe: str | Path | None = None,
                 overrides: list[str] | None = None, workers: int | None = None, force: bool = False,
-                console: Console | None = None) -> PoolResult:
-    """Run the build; see the module docstring."""
-    return RlPoolBuild(load_pool_recipe(recipe, overrides, tasks, output, workers), force, console).run()
+                console: Console | None = None, allow_empty: bool = False) -> PoolResult:
+    """Run the build; see the module docstring. A pool that would hold no instruction is
+    refused (``EmptyBuild``, before any output is written) unless ``allow_empty``."""
+    build = RlPoolBuild(load_pool_recipe(recipe, overrides, tasks, output, workers), force, console)
+    build.allow_empty = allow_empty
+    return build.run()
 
 
 class RlPoolBuild(Build):
@@ -101,6 +104,7 @@ class RlPoolBuild(Build):
     recipe_type = RlPoolRecipe
     result_type = PoolResult
     owned = OWNED_OUTPUTS
+    allow_empty = False
 
     def fingerprint(self) -> str:
         self.inputs = read_pool_tasks(self.cfg.tasks)  # UserError when missing or malformed
@@ -109,11 +113,22 @@ class RlPoolBuild(Build):
 
     def build(self, run: BuildRun, runner: StageRunner) -> PoolResult:
         return _build(self.cfg, self.out, run, runner, self.inputs, self.console,
-                      self.fresh_stage(run), functools.partial(self.publish, run))
+                      self.fresh_stage(run), functools.partial(self.publish, run), self.allow_empty)
+
+
+def _refuse_empty(cfg: RlPoolRecipe, funnel: dict[str, int], drops: list[PoolDropRow], out: Path) -> None:
+    """No instruction left: ``EmptyBuild``, one line with the funnel's largest drop reasons."""
+    reasons: dict[str, int] = {}
+    for d in drops:
+        reasons[d.reason] = reasons.get(d.reason, 0) + 1
+    why = ", ".join(f"{r} {n}" for r, n in sorted(reasons.items(), key=lambda x: (-x[1], x[0]))[:4])
+    raise EmptyBuild(f"no instruction pooled of {funnel['tasks']} tasks in {cfg.tasks} ({why or 'no task in it'}); "
+                     f"no shard written to {out}. Check --input (a tasks build's output), or pass "
+                     "--allow-empty to write the empty pool")
 
 
 def _build(cfg: RlPoolRecipe, out: Path, run: BuildRun, runner: StageRunner, inputs,
-           console: Console, stage: Path, publish) -> PoolResult:
+           console: Console, stage: Path, publish, allow_empty: bool = False) -> PoolResult:
     rows = rows_from_tasks(cfg.tasks, group_size=cfg.difficulty.k, lint_command=cfg.pool.lint_command)
     funnel = {"tasks": len(rows)}
     h = cfg.hygiene
@@ -125,6 +140,8 @@ def _build(cfg: RlPoolRecipe, out: Path, run: BuildRun, runner: StageRunner, inp
     funnel["scored"] = len(s.rows)
     notes = _difficulty(cfg, s, inputs, run, runner, console)
     funnel["in band"] = len(s.rows)
+    if not s.rows and not allow_empty:
+        _refuse_empty(cfg, funnel, s.drops, out)
     info = CardInfo(pretty_name=cfg.pool.pretty_name, data_source=cfg.pool.data_source,
                     description=_description(cfg, notes))
     shards = write_pool(s.rows, s.drops, stage, info)  # staged: switched in around the manifest

@@ -203,11 +203,22 @@ class BuildRun:
             note = "" if marked else "; the next build marks this run failed"
             raise DiskFull(disk_full_message(full, self.out, self.needed_bytes) + note) from exc
         if isinstance(exc, Interrupted):
-            exc.run_note = f"run {self.run_id} marked failed; run the same command again to resume"
+            exc.run_note = self._resume_note()
+
+    def _resume_note(self) -> str:
+        """What an interrupted run keeps and how to resume it, for the CLI's one line."""
+        head = f"run {self.run_id} marked failed"
+        if not self.uses_work or not self.work.is_dir():
+            return f"{head}; run the same command again to start it over"
+        done = [f"{stage} {n}" for stage, n in finished_tasks(self.work).items() if n]
+        kept = (f"kept the finished tasks ({', '.join(done)}) in {self.work}" if done
+                else f"no stage task had finished ({self.work} kept)")
+        return f"{head}; {kept}; run the same command again to resume from there"
 
     def _finish(self) -> None:
         self._record("finished")
         if self.uses_work:
+            keep_logs(self.work, self.out / "logs")
             shutil.rmtree(self.work, ignore_errors=True)
             try:
                 self.work.parent.rmdir()  # .work, when no other run left its folder there
@@ -268,4 +279,45 @@ class BuildRun:
             m.upsert(RunRow, row)
 
 
-__all__ = ["BuildRun", "content_run_id", "NOT_CONTENT"]
+def _stage_dirs(work: Path) -> dict[str, Path]:
+    """The datatrove logging folders under a run's work folder, by stage name (the path
+    below ``work`` without its ``logs`` parts: ``crawl``, ``near_dedup/signatures``)."""
+    dirs = {}
+    for marker in sorted(work.rglob("executor.json")):
+        rel = [p for p in marker.parent.relative_to(work).parts if p != "logs"]
+        dirs["/".join(rel) or marker.parent.name] = marker.parent
+    return dirs
+
+
+def finished_tasks(work: Path) -> dict[str, int]:
+    """Tasks that finished per stage (datatrove's completion markers) of a run's work folder."""
+    counts = {}
+    for stage, folder in _stage_dirs(work).items():
+        completions = folder / "completions"
+        counts[stage] = sum(1 for _ in completions.iterdir()) if completions.is_dir() else 0
+    return counts
+
+
+def keep_logs(work: Path, logs: Path) -> None:
+    """Before a finished run's work folder goes: each stage's task logs and stats (datatrove's
+    ``logs/``, ``stats/``, ``stats.json``, ``executor.json``; not its completion markers)
+    into ``logs/<stage>/``, and ``stages.log`` (when each stage ran, how long); an earlier
+    build's are replaced (``logs/slurm``, the job logs of a cluster build, stays). Best
+    effort: the build is already recorded finished, a failed copy must not undo that."""
+    with contextlib.suppress(OSError):
+        stages = _stage_dirs(work)
+        if not stages and not (work / "stages.log").is_file():
+            return
+        if logs.is_dir():
+            for old in logs.iterdir():
+                if old.name != "slurm":
+                    shutil.rmtree(old) if old.is_dir() and not old.is_symlink() else old.unlink()
+        for stage, folder in stages.items():
+            shutil.copytree(folder, logs / stage, ignore=shutil.ignore_patterns("completions"),
+                            dirs_exist_ok=True)
+        if (work / "stages.log").is_file():
+            logs.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(work / "stages.log", logs / "stages.log")
+
+
+__all__ = ["BuildRun", "content_run_id", "NOT_CONTENT", "finished_tasks", "keep_logs"]

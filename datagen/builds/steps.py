@@ -19,6 +19,7 @@ from datatrove.pipeline.base import PipelineStep
 from datagen.builds.atomic import atomic_path
 from datagen.builds.procs import die_with_parent
 from datagen.memory import release_memory
+from datagen.rank_progress import RankProgress
 from datagen.records import FileRow
 from datagen.records.base import arrow_schema
 
@@ -53,10 +54,11 @@ class RowsParquetWriter(PipelineStep):
     name = "rows → parquet"
     type = "💽 - WRITER"
 
-    def __init__(self, folder: str, batch_rows: int = 512):
+    def __init__(self, folder: str, batch_rows: int = 512, progress: bool = False):
         super().__init__()
         self.folder = folder
         self.batch_rows = batch_rows
+        self.progress = progress  # write <rank>.progress as rows come (the crawl's bar reads it)
 
     def run(self, data: DocumentsPipeline, rank: int = 0, world_size: int = 1) -> DocumentsPipeline:
         schema = crawl_schema()
@@ -65,10 +67,12 @@ class RowsParquetWriter(PipelineStep):
         os.makedirs(self.folder, exist_ok=True)
         final = Path(self.folder) / f"{rank:05d}.parquet"
         batch: dict[str, list] = {f.name: [] for f in schema}
+        # The progress file goes when the rank ends, finished (its parquet counts then) or not.
+        counter = RankProgress(self.folder, rank) if self.progress else contextlib.nullcontext()
         # No dictionary for ``text``: file texts are nearly all distinct, and a dictionary
         # page holds a whole row group's text, which every reader then decodes at once.
-        with atomic_path(final) as tmp, pq.ParquetWriter(tmp, schema, compression="zstd",
-                                                          use_dictionary=names) as writer:
+        with counter as progress, atomic_path(final) as tmp, pq.ParquetWriter(tmp, schema, compression="zstd",
+                                                                          use_dictionary=names) as writer:
             for doc in data:
                 if not doc.metadata.keys() <= columns:
                     raise UnknownField(sorted(doc.metadata.keys() - columns), doc.metadata.get("path"))
@@ -80,6 +84,8 @@ class RowsParquetWriter(PipelineStep):
                     batch = {k: [] for k in batch}
                     release_memory()  # a worker runs task after task: keep only what one batch needs
                 self.stat_update("rows")
+                if progress is not None:
+                    progress.add()
             if batch["text"]:
                 writer.write_table(_arrow_table(batch, schema))
         return
@@ -134,6 +140,14 @@ def _children_die_with_parent():
         multiprocess.Manager, multiprocess.pool.Pool = original
 
 
+def console_log_level() -> str:
+    """The level of stage log lines on stderr: WARNING, INFO under ``datagen -v``
+    (``DATAGEN_VERBOSE=1``), ERROR under ``datagen -q`` (``DATAGEN_QUIET=1``)."""
+    if os.environ.get("DATAGEN_VERBOSE") == "1":
+        return "INFO"
+    return "ERROR" if os.environ.get("DATAGEN_QUIET") == "1" else "WARNING"
+
+
 class QuietLocalExecutor(LocalPipelineExecutor):
     """datatrove's local executor, with each task's console log kept in its log file only.
 
@@ -145,11 +159,13 @@ class QuietLocalExecutor(LocalPipelineExecutor):
         from loguru import logger
 
         logger.remove()  # datatrove's INFO lines on the main process; warnings still show
-        logger.add(sys.__stderr__, level="WARNING")
+        logger.add(sys.__stderr__, level=console_log_level())
         with _children_die_with_parent():
             return super().run()
 
     def _run_for_rank(self, rank: int, local_rank: int = 0, node_rank: int = -1):
+        if os.environ.get("DATAGEN_VERBOSE") == "1":  # datagen -v: every task's log lines too
+            return super()._run_for_rank(rank, local_rank, node_rank)
         real = sys.stderr
         sys.stderr = io.StringIO()
         try:

@@ -10,9 +10,10 @@ import typer
 from datagen import __version__
 from datagen.cli import build, job, pool, quality, report, runs, sandbox, serve, sql, teacher
 from datagen.cli import env as env_cli
-from datagen.errors import UserError
+from datagen.cli.base import DatagenTyper
+from datagen.cli.errors import error_line
 
-app = typer.Typer(
+app = DatagenTyper(
     name="datagen",
     help=(
         "Training data for coding-agent LMs: CPT corpora, verified agent tasks, RL pools.\n\n"
@@ -22,8 +23,6 @@ app = typer.Typer(
         "  datagen sql out/cpt-corpus \"SELECT decision, reason, count(*) FROM files GROUP BY ALL\""
     ),
     no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
 )
 app.add_typer(build.app, name="build")
 app.add_typer(teacher.app, name="teacher")
@@ -48,28 +47,42 @@ def _version(value: bool) -> None:
 @app.callback()
 def _root(
     debug: bool = typer.Option(False, "--debug", help="Show full tracebacks on errors."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bars and no summaries: "
+                               "warnings and errors only."),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="Also the log lines of every stage "
+                                 "(datatrove's INFO lines), on stderr."),
     version: bool = typer.Option(
         False, "--version", callback=_version, is_eager=True, help="Print the version."
     ),
 ) -> None:
+    """The switches of every command (before the command: ``datagen -q build ...``)."""
     if debug:
         os.environ["DATAGEN_DEBUG"] = "1"
+    if quiet and verbose:
+        raise typer.BadParameter("--quiet and --verbose exclude each other")
+    if quiet:
+        os.environ["DATAGEN_QUIET"] = "1"
+        os.environ["DATAGEN_NO_PROGRESS"] = "1"
+    if verbose:
+        os.environ["DATAGEN_VERBOSE"] = "1"
 
 
 def main() -> None:
     """Console-script entry: one place that turns errors into messages and exit codes.
 
     Click's standalone mode formats usage errors (exit 2) and ``typer.Exit`` codes itself;
-    here datagen's own ``UserError`` becomes a one-line message (exit 2), and
+    the commands' own errors are formatted in ``datagen.cli.base.DatagenGroup`` (one line,
+    exit 2); what escapes it (an error in the root callback) gets the same line here, and
     ``--debug`` (``DATAGEN_DEBUG=1``) shows its traceback instead. SIGINT / SIGTERM end
     with one line and exit ``128 + signal`` (130 for Ctrl-C).
     """
     try:
         app()
-    except UserError as exc:
-        if os.environ.get("DATAGEN_DEBUG"):
+    except Exception as exc:  # noqa: BLE001 - only what error_line knows is caught
+        line = error_line(exc)
+        if line is None or os.environ.get("DATAGEN_DEBUG"):
             raise
-        typer.secho(f"error: {exc}", fg="red", err=True)
+        typer.secho(f"error: {line}", fg="red", err=True)
         sys.exit(2)
     except (KeyboardInterrupt, SystemExit) as exc:  # typer turns Ctrl-C into exit 130
         interrupt = _interrupt_in(exc)

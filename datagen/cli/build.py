@@ -8,6 +8,7 @@ from pathlib import Path
 
 import typer
 
+from datagen.cli.base import DatagenTyper
 from datagen.config.all import AllRecipe
 from datagen.config.cpt import CptCorpusRecipe
 from datagen.config.rl_pool import RlPoolRecipe
@@ -20,22 +21,22 @@ class Executor(str, Enum):
     ray = "ray"
 
 
-app = typer.Typer(help="Run a build (writes data shards and <out>/manifest.duckdb).", no_args_is_help=True)
+app = DatagenTyper(help="Run a build (writes data shards and <out>/manifest.duckdb).", no_args_is_help=True)
 
 
 def recipe_help(model: type) -> str:
     """The recipe keys of a build, for its --help: what --set accepts, with defaults."""
     from datagen.config.base import recipe_keys
 
-    lines = ["Recipe keys (--set KEY=VALUE; defaults as in the bundled recipe):", ""]
+    lines = ["Recipe keys (--set KEY=VALUE; defaults as in the bundled recipe):"]
     for key, default, description in recipe_keys(model):
         lines.append(f"  {key} = {json.dumps(default)}" + (f"  -- {description}" if description else ""))
-    return "\n\n".join(lines)
+    return "\n".join(lines)  # typer keeps single line breaks: one key per line
 
 
 @app.command("cpt-corpus", epilog=recipe_help(CptCorpusRecipe))
 def cpt_corpus(
-    paths: list[str] = typer.Argument(None, metavar="[PATH]...", help="More inputs (same as --input)."),
+    paths: list[str] = typer.Argument(None, metavar="PATH", help="More inputs (same as --input)."),
     input: list[str] = typer.Option(
         None, "--input", "-i", help="Local directories or git repos (working tree or bare .git). "
         "Repeat the flag or list several after it. Default: the recipe's inputs (bundled sample_data).",
@@ -47,6 +48,8 @@ def cpt_corpus(
     force: bool = typer.Option(False, "--force", help="Rebuild even if this exact build already finished."),
     executor: Executor = typer.Option(None, "--executor", "-e", help="Where the datatrove stages run: local, "
                                       "slurm or ray (default: the recipe's executor.kind). Same output either way."),
+    allow_empty: bool = typer.Option(False, "--allow-empty", help="Write the build even when no file is kept "
+                                     "(refused by default: exit 2 with why the files were dropped)."),
 ) -> None:
     """Build a clean code corpus for continued pretraining.
 
@@ -79,7 +82,7 @@ def cpt_corpus(
 
     result = run_cpt_corpus(
         inputs=_split_inputs((input or []) + (paths or [])), output=output, recipe=recipe,
-        overrides=_executor_sets(set_, executor), workers=workers, force=force,
+        overrides=_executor_sets(set_, executor), workers=workers, force=force, allow_empty=allow_empty,
     )
     if result.submitted:
         print_submitted(result)
@@ -98,7 +101,7 @@ def _executor_sets(sets: list[str] | None, executor: Executor | None) -> list[st
 
 @app.command("tasks", epilog=recipe_help(TasksRecipe))
 def tasks(
-    paths: list[str] = typer.Argument(None, metavar="[PATH]...", help="More inputs (same as --input)."),
+    paths: list[str] = typer.Argument(None, metavar="PATH", help="More inputs (same as --input)."),
     input: list[str] = typer.Option(
         None, "--input", "-i", help="Repos with test suites (folders, git working trees, bare .git). "
         "Default: the recipe's inputs (bundled sample_data).",
@@ -154,8 +157,8 @@ def tasks(
 
 @app.command("rl-pool", epilog=recipe_help(RlPoolRecipe))
 def rl_pool(
-    tasks: str = typer.Option(None, "--tasks", "-t", help="A tasks build's output folder or its tasks.jsonl "
-                              "(default: the recipe's, out/tasks)."),
+    tasks: str = typer.Option(None, "--input", "--tasks", "-i", "-t", help="A tasks build's output folder or "
+                              "its tasks.jsonl (default: the recipe's, out/tasks). --tasks / -t: the same."),
     output: Path = typer.Option(None, "--output", "-o", help="Output folder (default: out/rl-pool)."),
     recipe: str = typer.Option(None, "--recipe", "-r", help="Recipe YAML (default: pipelines/rl-pool.yaml)."),
     set_: list[str] = typer.Option(None, "--set", help="Override one recipe field: --set difficulty.k=8"),
@@ -164,6 +167,8 @@ def rl_pool(
     executor: Executor = typer.Option(None, "--executor", "-e", help="Where the attempts are graded: local, slurm "
                                       "or ray, one task per repo on a cluster (default: the recipe's "
                                       "executor.kind). Same output either way."),
+    allow_empty: bool = typer.Option(False, "--allow-empty", help="Write the pool even when no instruction is "
+                                     "left (refused by default: exit 2 with why they were dropped)."),
 ) -> None:
     """Build the RL instruction pool: hard-but-solvable tasks, each handed out once.
 
@@ -175,7 +180,7 @@ def rl_pool(
 
     Examples:
 
-      datagen build rl-pool --tasks out/tasks -o out/rl-pool
+      datagen build rl-pool --input out/tasks -o out/rl-pool
 
       datagen build rl-pool -t /data/tasks -o /data/pool --set policy.base_url=http://gpu02:8000/v1 \
           --set difficulty.k=8
@@ -192,7 +197,7 @@ def rl_pool(
     from datagen.cli.summary import print_pool_summary, print_submitted
 
     result = run_rl_pool(tasks=tasks, output=output, recipe=recipe, overrides=_executor_sets(set_, executor),
-                         workers=workers, force=force)
+                         workers=workers, force=force, allow_empty=allow_empty)
     if result.submitted:
         print_submitted(result)
     elif not result.skipped:
@@ -201,7 +206,7 @@ def rl_pool(
 
 @app.command("all", epilog=recipe_help(AllRecipe))
 def all_(
-    paths: list[str] = typer.Argument(None, metavar="[PATH]...", help="More inputs (same as --input)."),
+    paths: list[str] = typer.Argument(None, metavar="PATH", help="More inputs (same as --input)."),
     input: list[str] = typer.Option(None, "--input", "-i", help="Repos for the cpt-corpus and tasks stages "
                                     "(default: the recipe's inputs, bundled sample_data)."),
     output: Path = typer.Option(None, "--output", "-o", help="Output folder, one sub-folder per stage "
@@ -211,6 +216,8 @@ def all_(
                                    "recipe), --set rl_pool.enabled=false (skip a stage)."),
     workers: int = typer.Option(None, "--workers", "-w", help="Workers of every stage (default: each recipe's)."),
     force: bool = typer.Option(False, "--force", help="Rebuild every stage even if it already finished."),
+    allow_empty: bool = typer.Option(False, "--allow-empty", help="Write the cpt-corpus and rl-pool stages even "
+                                     "when they keep nothing (refused by default)."),
 ) -> None:
     """Repos -> CPT shards, verified tasks and the RL pool, in one resumable command.
 
@@ -232,5 +239,5 @@ def all_(
     from datagen.cli.summary import print_all_summary
 
     result = run_all(inputs=_split_inputs((input or []) + (paths or [])), output=output, recipe=recipe,
-                     overrides=set_ or [], workers=workers, force=force)
+                     overrides=set_ or [], workers=workers, force=force, allow_empty=allow_empty)
     print_all_summary(result)

@@ -14,7 +14,9 @@ from pathlib import Path
 
 import typer
 
-app = typer.Typer(help="Environment plans: print, build and test, or render one as a Dockerfile.",
+from datagen.cli.base import DatagenTyper
+
+app = DatagenTyper(help="Environment plans: print, build and test, or render one as a Dockerfile.",
                   no_args_is_help=True)
 
 _SET = typer.Option(None, "--set", help="Override: --set env.plan=plan.json --set 'env.pythons=[python3.12]'")

@@ -6,7 +6,9 @@ from typing import Annotated
 
 import typer
 
-app = typer.Typer(help="Make batch-job scripts for GPU clusters.", no_args_is_help=True)
+from datagen.cli.base import DatagenTyper
+
+app = DatagenTyper(help="Make batch-job scripts for GPU clusters.", no_args_is_help=True)
 
 
 @app.command("slurm", context_settings={"allow_extra_args": True,

@@ -10,7 +10,9 @@ from typing import Annotated
 
 import typer
 
-app = typer.Typer(help="Hand out a pool's RL instructions once each: take, status, return; export Harbor tasks.",
+from datagen.cli.base import DatagenTyper
+
+app = DatagenTyper(help="Hand out a pool's RL instructions once each: take, status, return; export Harbor tasks.",
                   no_args_is_help=True)
 
 PoolDir = Annotated[Path, typer.Argument(help="Pool folder (the output of `datagen build rl-pool`).")]
@@ -28,7 +30,8 @@ def take_command(
     consumer: Consumer,
     n: Annotated[int, typer.Option("--n", "-n", help="How many instructions to take.")] = 1,
     run: Annotated[str | None, typer.Option("--run", help="Run id recorded with each take.")] = None,
-    out: Annotated[Path | None, typer.Option("--out", "-o", help="Write the JSONL here instead of stdout.")] = None,
+    out: Annotated[Path | None, typer.Option(
+        "--output", "--out", "-o", help="Write the JSONL here instead of stdout.")] = None,
     split: Annotated[str, typer.Option("--split", help="train or validation.")] = "train",
 ) -> None:
     """Take N instructions never handed out before, as JSONL pool rows (recorded first).
@@ -113,7 +116,7 @@ def return_command(
 @app.command("export-harbor")
 def export_harbor_command(
     pool: PoolDir,
-    out: Annotated[Path | None, typer.Option("--out", "-o", help="Default: POOL/exports/harbor.")] = None,
+    out: Annotated[Path | None, typer.Option("--output", "--out", "-o", help="Default: POOL/exports/harbor.")] = None,
 ) -> None:
     """Write one Harbor task folder per instruction (instruction.md, task.toml,
     environment/Dockerfile, tests/test.sh, solution/solve.sh), for SkyRL, prime-rl and rLLM.

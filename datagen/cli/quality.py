@@ -9,7 +9,9 @@ from typing import Annotated
 
 import typer
 
-app = typer.Typer(help="Train the learned code-quality scorer: teacher ratings, then a fastText model per language.",
+from datagen.cli.base import DatagenTyper
+
+app = DatagenTyper(help="Train the learned code-quality scorer: teacher ratings, then a fastText model per language.",
                   no_args_is_help=True)
 
 Recipe = Annotated[str | None, typer.Option(
@@ -28,7 +30,8 @@ def _recipe(recipe: str | None, sets: list[str] | None, **teacher: str | None):
 @app.command("annotate")
 def annotate_command(
     corpus: Annotated[Path, typer.Argument(help="A built corpus (the output folder of datagen build cpt-corpus).")],
-    out: Annotated[Path, typer.Option("--out", "-o", help="Labels JSONL (one QualityLabel per rated file).")],
+    out: Annotated[Path, typer.Option(
+        "--output", "--out", "-o", help="Labels JSONL (one QualityLabel per rated file).")],
     base_url: Annotated[str | None, typer.Option("--base-url", help="OpenAI-compatible endpoint.")] = None,
     model: Annotated[str | None, typer.Option("--model", "-m", help="Teacher model name.")] = None,
     recipe: Recipe = None,
@@ -62,7 +65,8 @@ def annotate_command(
 @app.command("train")
 def train_command(
     labels: Annotated[Path, typer.Argument(help="Labels JSONL written by datagen quality annotate.")],
-    out: Annotated[Path, typer.Option("--out", "-o", help="The model file to write (e.g. quality_v1.zip).")],
+    out: Annotated[Path, typer.Option(
+        "--output", "--out", "-o", help="The model file to write (e.g. quality_v1.zip).")],
     recipe: Recipe = None,
     set_: Sets = None,
 ) -> None:

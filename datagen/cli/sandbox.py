@@ -7,9 +7,10 @@ from pathlib import Path
 
 import typer
 
+from datagen.cli.base import DatagenTyper
 from datagen.config.sandbox import BackendName
 
-app = typer.Typer(help="Run commands in the test sandbox; check what it enforces.",
+app = DatagenTyper(help="Run commands in the test sandbox; check what it enforces.",
                   no_args_is_help=True)
 
 # Exit codes of `sandbox run` when a limit (not the command) ended the run.
@@ -62,9 +63,9 @@ def check(
 @app.command("run", context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
 def run(
     ctx: typer.Context,
-    workdir: Path = typer.Option(..., "--workdir", "-w", help="Working copy (read-write)."),
+    workdir: Path = typer.Option(..., "--workdir", "-C", help="Working copy (read-write), like git -C."),
     env: str = typer.Option(
-        "none", "--env", "-e", metavar="auto|none|PATH",
+        "none", "--env", metavar="auto|none|PATH",
         help="auto: build or reuse the repo's cached environment exactly as validation does "
         "(its bin first on PATH, so python is the env's; PYTHONPATH the working copy); "
         "PATH: an existing env (cache entry or venv); none: system tools only."),
@@ -89,7 +90,7 @@ def run(
 
       datagen sandbox run --workdir ./repo --env auto -- python -m pytest -q
 
-      datagen sandbox run -w ./repo --timeout 10 --memory-mb 512 -- sh -c 'make test'
+      datagen sandbox run -C ./repo --timeout 10 --memory-mb 512 -- sh -c 'make test'
     """
     from datagen.builds.commands import SandboxRun, sandbox_run
 

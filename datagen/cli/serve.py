@@ -7,7 +7,9 @@ from typing import Annotated
 
 import typer
 
-app = typer.Typer(help="Serve a pool (claim / commit / release) or a grader (patch in, reward out) over HTTP.",
+from datagen.cli.base import DatagenTyper
+
+app = DatagenTyper(help="Serve a pool (claim / commit / release) or a grader (patch in, reward out) over HTTP.",
                   no_args_is_help=True)
 
 Host = Annotated[str, typer.Option("--host", help="Address to listen on (anything but loopback needs a token).")]
@@ -19,7 +21,7 @@ TokenFile = Annotated[Path | None, typer.Option(
 def pool_command(
     pool: Annotated[Path, typer.Argument(help="Pool folder (the output of `datagen build rl-pool`).")],
     host: Host = "127.0.0.1",
-    port: Annotated[int, typer.Option("--port", "-p")] = 8766,
+    port: Annotated[int, typer.Option("--port")] = 8766,
     token_file: TokenFile = None,
     max_body_kb: Annotated[int, typer.Option("--max-body-kb", help="Larger request bodies are 413.")] = 64,
 ) -> None:
@@ -45,7 +47,7 @@ def pool_command(
 def grader_command(
     tasks: Annotated[Path, typer.Argument(help="A tasks build folder, its tasks.jsonl, or a pool folder.")],
     host: Host = "127.0.0.1",
-    port: Annotated[int, typer.Option("--port", "-p")] = 8765,
+    port: Annotated[int, typer.Option("--port")] = 8765,
     workers: Annotated[int, typer.Option("--workers", "-w", help="Sandboxes grading at once.")] = 2,
     queue: Annotated[int, typer.Option("--queue", help="Grades waiting beyond those; more are 503.")] = 8,
     timeout_s: Annotated[float, typer.Option("--timeout-s", help="Longest test run (a request may ask less).")] = 300,

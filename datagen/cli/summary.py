@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import humanize
 from rich.console import Console
 from rich.table import Table
@@ -9,12 +11,17 @@ from rich.table import Table
 from datagen.synth.spread import repo_spread, size_stats
 
 
+def _console() -> Console:
+    """stdout, silent under ``datagen -q`` (warnings and errors go to stderr either way)."""
+    return Console(quiet=os.environ.get("DATAGEN_QUIET") == "1")
+
+
 def _human(n: float) -> str:
     return humanize.naturalsize(n, binary=True, format="%.1f")
 
 
 def print_build_summary(result, console: Console | None = None) -> None:
-    console = console or Console()
+    console = console or _console()
     table = Table(title=f"cpt-corpus → {result.output}", show_header=True)
     table.add_column("files")
     table.add_column("count", justify="right")
@@ -52,7 +59,7 @@ _STAGE_RANK = {s: i for i, s in enumerate(FUNNEL)}
 
 def print_tasks_summary(result, console: Console | None = None) -> None:
     """Per repo and per strategy: how candidates fared, and what a kept task cost."""
-    console = console or Console()
+    console = console or _console()
     repos = Table(title=f"tasks → {result.output}", show_header=True)
     for col in ("repo", "runner", "language", "tests", "flaky", "entities (covered)", "status"):
         repos.add_column(col)
@@ -137,7 +144,7 @@ def _print_repo_outcomes(result, console: Console) -> None:
 
 def print_pool_summary(result, console: Console | None = None) -> None:
     """The funnel tasks -> clean -> scored -> in band -> pooled, and the drop reasons."""
-    console = console or Console()
+    console = console or _console()
     table = Table(title=f"rl-pool → {result.output}", show_header=True)
     table.add_column("stage")
     table.add_column("instructions", justify="right")
@@ -155,7 +162,7 @@ def print_pool_summary(result, console: Console | None = None) -> None:
 
 def print_all_summary(result, console: Console | None = None) -> None:
     """One row per stage of ``build all``: what happened, its run and its counts."""
-    console = console or Console()
+    console = console or _console()
     table = Table(title=f"all → {result.output}", show_header=True)
     for col in ("stage", "status", "run", "counts", "seconds"):
         table.add_column(col, justify="right" if col == "seconds" else "left")
@@ -169,7 +176,7 @@ def print_all_summary(result, console: Console | None = None) -> None:
 
 def print_submitted(result, console: Console | None = None) -> None:
     """What ``--executor slurm`` left queued: the stage's array job and the build's next job."""
-    console = console or Console()
+    console = console or _console()
     sub = result.submitted
     console.print(f"submitted {sub.stage}: {sub.tasks} of {sub.total} task(s) as Slurm job {sub.job_id}; the build "
                   f"resumes in job {sub.continuation} when it ends (run {result.run_id}).")

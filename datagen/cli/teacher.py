@@ -10,7 +10,9 @@ from typing import Annotated
 
 import typer
 
-app = typer.Typer(help="Call a teacher model: check an endpoint, run JSONL batches.",
+from datagen.cli.base import DatagenTyper
+
+app = DatagenTyper(help="Call a teacher model: check an endpoint, run JSONL batches.",
                   no_args_is_help=True)
 
 Recipe = Annotated[str | None, typer.Option(
@@ -60,7 +62,7 @@ def ping_command(
 def run_command(
     prompts: Annotated[Path, typer.Argument(
         help="JSONL: one request per line (native or Batch API).")],
-    out: Annotated[Path, typer.Option("--out", "-o", help="JSONL results, one per input line.")],
+    out: Annotated[Path, typer.Option("--output", "--out", "-o", help="JSONL results, one per input line.")],
     base_url: BaseUrl = None,
     model: Model = None,
     backend: Annotated[str | None, typer.Option(

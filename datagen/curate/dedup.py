@@ -69,8 +69,9 @@ def apply_near_dedup(
         f"COPY (SELECT file_id FROM files WHERE decision = 'dropped' ORDER BY file_id) TO '{exclude}' (FORMAT parquet)"
     )
     parquets = [Path(p) for p in crawl_files]
+    (total,) = con.execute("SELECT count(*) FROM files WHERE decision = 'kept'").fetchone()
     clusters = near_dedup(parquets, work / "near_dedup", cfg, useful_workers(parquets, workers),
-                          exclude=exclude, executor=executor, keep=keep)
+                          exclude=exclude, executor=executor, keep=keep, total=total)
     con.execute("CREATE OR REPLACE TEMP TABLE _near AS SELECT * FROM read_parquet(?)", [str(clusters)])
     con.execute("UPDATE files SET cluster_id = n.cluster_id FROM _near n WHERE files.file_id = n.file_id")
     con.execute(

@@ -20,6 +20,8 @@ file (bytes), then the smallest (repo, path, file_id).
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import hashlib
 import json
 from pathlib import Path
@@ -37,6 +39,7 @@ from datagen.config.curate import NearDedupConfig
 from datagen.curate.keep import KeepRule
 from datagen.curate.minhash import band_hashes, estimated_jaccard, signatures
 from datagen.memory import release_memory
+from datagen.rank_progress import RankProgress, progress_sum
 
 _READ_ROWS = 64  # rows per parquet read of the signature stage
 _RANK_SHIFT = 40  # global id = rank << 40 | row within the rank's signature file
@@ -81,12 +84,22 @@ class SignatureStep(PipelineStep):
     type = "dedup"
     name = "near-dedup signatures"
 
-    def __init__(self, inputs: list[Path], out: Path, cfg: NearDedupConfig, exclude: Path | None):
+    def __init__(self, inputs: list[Path], out: Path, cfg: NearDedupConfig, exclude: Path | None,
+                 progress_total: int | None = None):
         super().__init__()
         self.inputs = [str(p) for p in inputs]
         self.out = str(out)
         self.cfg = cfg
         self.exclude = str(exclude) if exclude else None
+        self.progress_total = progress_total  # files to sign, when known: the bar counts files, not ranks
+
+    def progress_bar(self) -> dict | None:
+        """What a progress bar of this stage follows (``StageRunner``): files signed so far,
+        as each rank counts them in ``<out>/progress`` (``RankProgress``)."""
+        if self.progress_total is None:
+            return None
+        return {"files_per_task": 1, "total_files": self.progress_total,
+                "count": functools.partial(progress_sum, Path(self.out) / "progress")}
 
     def _batches(self, rank: int, world_size: int):
         excluded = _read_ids(Path(self.exclude) if self.exclude else None)
@@ -123,8 +136,11 @@ class SignatureStep(PipelineStep):
         # metadata rows go to disk batch by batch: a rank's table would grow with the corpus
         meta_path = out / "sigs" / f"{rank:05d}.meta.parquet"
         meta_tmp = temp_path(meta_path)
+        counter = (RankProgress(out / "progress", rank, keep=True) if self.progress_total is not None
+                   else contextlib.nullcontext())
         try:
             with (
+                counter as progress,
                 open(out / "sigs" / f"{rank:05d}.sig", "wb") as sig_file,
                 pq.ParquetWriter(meta_tmp, _META_SCHEMA) as metas,
             ):
@@ -132,6 +148,8 @@ class SignatureStep(PipelineStep):
                     with self.track_time():
                         sigs, has = signatures(table["text"], cfg.ngram, cfg.num_perm, cfg.seed)
                     table, sigs = table.filter(_arrow(has)), sigs[has]
+                    if progress is not None:
+                        progress.add(int(has.size))
                     self.stat_update("files", value=int(has.size))
                     self.stat_update("no_shingles", value=int((~has).sum()))
                     gids = (np.uint64(rank) << np.uint64(_RANK_SHIFT)) + np.arange(
@@ -357,13 +375,15 @@ def near_dedup(
     exclude: Path | None = None,
     executor: type[LocalPipelineExecutor] = LocalPipelineExecutor,
     keep: KeepRule | None = None,
+    total: int | None = None,
 ) -> Path:
     """Cluster near-duplicate kept files of the crawl parquets; returns a parquet of
     ``(file_id, cluster_id, cluster_size, duplicate_of)`` with one row per member of a
     cluster of two or more (``duplicate_of`` is null for the representative).
 
     Finished stages are skipped on a re-run (datatrove completion markers). ``executor``
-    runs the two datatrove stages (any ``LocalPipelineExecutor`` subclass)."""
+    runs the two datatrove stages (any ``LocalPipelineExecutor`` subclass). ``total``: the
+    files to sign, when known, for a progress bar in files (``SignatureStep.progress_bar``)."""
     tasks = max(1, min(workers, len(crawl_parquets)))
     band_tasks = max(1, min(workers, cfg.bands))
     out = _stage_dir([Path(p) for p in crawl_parquets], Path(work_dir), cfg, exclude, tasks, band_tasks)
@@ -373,7 +393,7 @@ def near_dedup(
         return target
 
     executor(
-        [SignatureStep(list(crawl_parquets), out, cfg, exclude)],
+        [SignatureStep(list(crawl_parquets), out, cfg, exclude, progress_total=total)],
         tasks=tasks,
         workers=tasks,
         logging_dir=str(out / "logs" / "signatures"),

@@ -114,7 +114,7 @@ def test_a_run_killed_with_datagen_is_undone_by_the_next_run(capped, workdir, li
     (workdir / "a.py").write_text("x = 1\n")
     env = {**os.environ, "PYTHONPATH": str(REPO), "TMPDIR": str(private)}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "datagen.cli.app", "sandbox", "run", "-w", str(workdir), "--",
+        [sys.executable, "-m", "datagen.cli.app", "sandbox", "run", "-C", str(workdir), "--",
          "sleep", "60.5"], cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         # killed mid-run: once its command runs, not while datagen is still forking it
