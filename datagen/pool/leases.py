@@ -335,6 +335,29 @@ class LeaseIndex:
                 lease.released = True
         return lease
 
+    def split(self, lease_id: str, instruction_ids: list[str]) -> Lease:
+        """Move ``instruction_ids`` of a lease into a new lease of the same consumer and end
+        (a ``return`` then a ``take`` line each, under one lock: nobody can claim them in
+        between). A trainer whose dataset lacks some rows sets those aside this way, so
+        committing the rest does not use them and its next claims do not get them again;
+        it releases the new lease when it is done."""
+        with self.lock, locked(self.pool_dir) as journal:
+            now = self._sync()
+            lease = self._lease(lease_id)
+            if lease.committed or lease.released:
+                raise LeaseConflict(f"lease {lease_id} was {'committed' if lease.committed else 'released'}")
+            strangers = sorted(set(instruction_ids) - set(lease.ids))
+            if strangers:
+                raise UserError(f"lease {lease_id} does not hold {strangers[:3]}")
+            mine = [i for i in dict.fromkeys(instruction_ids) if self._held_by(self.pos[i], lease_id)]
+            aside = Lease(uuid.uuid4().hex, lease.consumer, lease.run, lease.until)
+            self.leases[aside.lease_id] = aside
+            heapq.heappush(self.expiry, (aside.until, aside.lease_id))
+            self._write(journal, [
+                *(Entry("return", i, lease.consumer, lease.run, now, lease_id) for i in mine),
+                *(Entry("take", i, lease.consumer, lease.run, now, aside.lease_id, aside.until) for i in mine)])
+        return aside
+
     def _release_some(self, journal: Path, lease: Lease, ids: list[str]) -> None:
         strangers = sorted(set(ids) - set(lease.ids) - set(lease.returned))
         if strangers:

@@ -115,3 +115,20 @@ def test_partial_release_then_commit_the_rest_and_restart(tmp_path):
     assert restarted.leases[claim.lease.lease_id].ids == kept and restarted.commit(claim.lease.lease_id).committed
     committed = [e.instruction_id for e in ledger.read_journal(pool / "ledger" / "journal.jsonl") if e.op == "commit"]
     assert committed == kept
+
+
+def test_split_sets_rows_aside_until_released(tmp_path):
+    pool = build_pool(tmp_path, 10)
+    index = LeaseIndex(pool)
+    claim = index.claim("verl", 4, lease_s=60)
+    aside = index.split(claim.lease.lease_id, ids(claim)[:1])
+    assert aside.ids == ids(claim)[:1] and aside.consumer == "verl" and index.leases[claim.lease.lease_id].ids == \
+        ids(claim)[1:]
+    assert not set(ids(index.claim("verl", 3, lease_s=60))) & set(ids(claim))  # set aside: not handed out again
+    index.commit(claim.lease.lease_id)
+    restarted = LeaseIndex(pool)
+    assert restarted.status() == index.status() == {**index.status(), "used": 3, "leased": 4, "free": 3}
+    restarted.release(aside.lease_id)
+    assert restarted.status()["free"] == 4 and ids(restarted.claim("x", 1, lease_s=5)) == aside.ids
+    with pytest.raises(LeaseConflict):
+        restarted.split(claim.lease.lease_id, ids(claim)[1:2])  # committed
