@@ -39,6 +39,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 from pydantic import BaseModel, ConfigDict, Field
+from starlette.requests import Request  # module level: FastAPI resolves the routes' annotations here
 
 from datagen.config.sandbox import EnvConfig, SandboxLimits
 from datagen.config.score import DifficultyConfig
@@ -426,7 +427,7 @@ def aggregate(responses: list[dict]) -> dict:
 
 def grader_app(grader: Grader, token: str | None = None, max_patch_kb: int = 512):
     """The ASGI app of a ``Grader`` (routes: see the module docstring)."""
-    from fastapi import Body, Request
+    from fastapi import Body
     from fastapi.responses import JSONResponse, Response
 
     app = base_app("datagen grader", on_shutdown=grader.close)
