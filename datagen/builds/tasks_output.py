@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-import statistics
+import shutil
 from pathlib import Path
 
 import pyarrow as pa
@@ -19,7 +19,9 @@ from datagen.records import ShardRow
 from datagen.records.env import RepoEnvRow
 from datagen.records.hub import size_category
 from datagen.records.tasks import CandidateRow, RepoBaselineRow, TaskRecord, TaskRow
-from datagen.synth.emit import Emitted
+from datagen.synth.emit import Emitted, seal_task
+from datagen.synth.gitrepo import TaskRepo
+from datagen.synth.spread import hunks, spread_markdown
 
 # Published task sizes (changed lines of the fix) to read ours against.
 REFERENCES = {"SWE-bench": "7-10 changed lines (median)", "CursorBench": "181 changed lines (median)"}
@@ -30,16 +32,19 @@ def write_outputs(cfg: TasksRecipe, out: Path, run_id: str, states, rows: list[C
     """Write everything; returns the ``repo_baselines`` rows written (each with why it
     yields nothing, where it does not)."""
     records = sorted((e.record for e in emitted), key=lambda r: r.instance_id)
+    write_envs(out, {s.repo.name: s.git for s in states if s.git is not None}, records)
     _write_jsonl(out / "tasks.jsonl", records)
     shard = _write_parquet(out / "data" / "train-00000-of-00001.parquet", records)
-    _write_card(out, cfg, records, language_table([s.row for s in states], rows, records))
     by_id = {e.record.instance_id: e for e in emitted}
+    entities = {i: e.candidate.entity for i, e in by_id.items()}
+    _write_card(out, cfg, records, language_table([s.row for s in states], rows, records), entities)
     task_rows = [TaskRow(run_id=run_id, instance_id=r.instance_id,
                          candidate_id=by_id[r.instance_id].candidate.candidate_id,
                          statement_note=by_id[r.instance_id].statement_note,
                          repo=r.repo, strategy=r.strategy, base_commit=r.base_commit,
                          fail_to_pass=len(r.FAIL_TO_PASS), pass_to_pass=len(r.PASS_TO_PASS),
                          changed_files=r.changed_files, changed_lines=r.changed_lines,
+                         hunks=hunks(r.patch), entity=entities[r.instance_id], env_path=r.repo_path,
                          statement_style=r.statement_style, statement_chars=len(r.problem_statement),
                          long_horizon=r.long_horizon) for r in records]
     counts: dict[str, int] = {}
@@ -62,6 +67,22 @@ def write_outputs(cfg: TasksRecipe, out: Path, run_id: str, states, rows: list[C
         m.insert(ShardRow, [shard.model_copy(update={"run_id": run_id})])
         m.execute("COMMIT")
     return baselines
+
+
+def write_envs(out: Path, stores: dict[str, TaskRepo], records: list[TaskRecord]) -> None:
+    """Every task's sealed environment (``envs/<env_id>.git``), built beside the old ones and
+    swapped in whole. The pre-seal layout (``repos/<repo>.git``: clean source and every
+    task as branches, every answer readable) is removed from the output folder."""
+    new, old = out / ".envs-new", out / ".envs-old"
+    for stale in (new, old, out / "repos"):
+        shutil.rmtree(stale, ignore_errors=True)
+    new.mkdir(parents=True)
+    for r in records:
+        seal_task(stores[r.repo], r, new)
+    if (out / "envs").exists():
+        (out / "envs").rename(old)
+    new.rename(out / "envs")
+    shutil.rmtree(old, ignore_errors=True)
 
 
 def why_no_tasks(row: RepoBaselineRow, rows: list[CandidateRow], tasks: int) -> RepoBaselineRow:
@@ -145,12 +166,6 @@ def _write_parquet(path: Path, records: list[TaskRecord]) -> ShardRow:
                     bytes=len(data), sha256=hashlib.sha256(data).hexdigest())
 
 
-def size_stats(records: list[TaskRecord]) -> dict[str, float]:
-    lines = sorted(r.changed_lines for r in records) or [0]
-    return {"median": statistics.median(lines), "p90": lines[int(0.9 * (len(lines) - 1))],
-            "max": lines[-1], "long_horizon": sum(r.long_horizon for r in records)}
-
-
 def language_table(repos: list[RepoBaselineRow], rows: list[CandidateRow], records: list[TaskRecord]) -> list[str]:
     """Markdown rows: per task language, its repos, candidates, tasks and the yield."""
     lang_of = {r.repo: r.language or "-" for r in repos}
@@ -167,7 +182,8 @@ def language_table(repos: list[RepoBaselineRow], rows: list[CandidateRow], recor
     return out
 
 
-def _write_card(out: Path, cfg: TasksRecipe, records: list[TaskRecord], languages: list[str] = ()) -> None:
+def _write_card(out: Path, cfg: TasksRecipe, records: list[TaskRecord], languages: list[str] = (),
+                entities: dict[str, str] | None = None) -> None:
     header = {
         "license": "other", "pretty_name": "datagen agent tasks",
         "tags": ["code", "agents", "swe-bench", "datagen"], "task_categories": ["text-generation"],
@@ -178,18 +194,19 @@ def _write_card(out: Path, cfg: TasksRecipe, records: list[TaskRecord], language
     by_strategy: dict[str, int] = {}
     for r in records:
         by_strategy[r.strategy] = by_strategy.get(r.strategy, 0) + 1
-    stats = size_stats(records)
     lines = ["---", yaml.safe_dump(header, sort_keys=False).rstrip(), "---", "",
              "# datagen agent tasks", "",
              "Software-engineering tasks proven by execution, built by `datagen build tasks`: each",
-             "task's FAIL_TO_PASS tests fail at `base_commit` (a branch of `repos/<repo>.git`) and",
-             "pass, with every PASS_TO_PASS test, after `git apply` of `patch` (the fix).",
-             "`bug_patch` is its reverse. Every candidate, kept or not, is in `manifest.duckdb`.", "",
+             "task's FAIL_TO_PASS tests fail at `base_commit` and pass, with every PASS_TO_PASS test,",
+             "after `git apply` of `patch` (the fix). `bug_patch` is its reverse. A task's environment",
+             "is `repo_path` (`envs/<env_id>.git`): one root commit holding the buggy tree and nothing",
+             "else (`git clone envs/<env_id>.git work`). Every candidate, kept or not, is in",
+             "`manifest.duckdb`.", "",
              "## Load", "", "```python", "import datasets",
              'ds = datasets.load_dataset("parquet", data_dir="data", split="train")', "```", "",
              "## Statistics", "", f"- tasks: {len(records)}",
-             f"- changed lines of the fix: median {stats['median']}, p90 {stats['p90']}, max {stats['max']}",
-             f"- long-horizon tasks (fix spans 5+ files): {stats['long_horizon']}",
-             *(f"- reference, {k}: {v}" for k, v in REFERENCES.items()), "", "| strategy | tasks |", "|---|---:|",
+             f"- long-horizon tasks (fix spans 5+ files): {sum(r.long_horizon for r in records)}",
+             *(f"- reference, {k}: {v}" for k, v in REFERENCES.items()), "",
+             *spread_markdown(records, entities or {}), "", "| strategy | tasks |", "|---|---:|",
              *(f"| {k} | {v} |" for k, v in sorted(by_strategy.items())), "", *languages, ""]
     (out / "README.md").write_text("\n".join(lines), encoding="utf-8")

@@ -6,6 +6,7 @@ executor (``builds/tasks_sandbox.py``); everything else, the teacher included, r
 
 from __future__ import annotations
 
+import math
 import shutil
 from collections import Counter
 from dataclasses import dataclass, field
@@ -21,6 +22,7 @@ from datagen.config.tasks import TasksRecipe
 from datagen.crawl.rules import CrawlRules
 from datagen.crawl.sources import ListedFile, Repo
 from datagen.curate.secrets import SecretPack, redact_file_text
+from datagen.errors import SkipItem
 from datagen.records.tasks import CandidateRow, RepoBaselineRow
 from datagen.sandbox.profiles.python_plan import generated_files
 from datagen.synth.baseline import Baseline
@@ -31,7 +33,7 @@ from datagen.synth.entities import LANGS as ENTITY_LANGS
 from datagen.synth.gitrepo import TaskRepo
 from datagen.synth.mining import combine_candidates, history_candidates
 from datagen.synth.snapshot import detect_profile, non_blank_lines, snapshot_files, source_files, write_snapshot
-from datagen.synth.statements import RepoTokens, template_statement
+from datagen.synth.statements import RepoTokens, first_error, template_statement
 
 PROPOSING = ("procedural", "removal", "feature_removal")
 
@@ -86,8 +88,8 @@ def prepare_repo(cfg: TasksRecipe, repo: Repo, files: list[ListedFile], out: Pat
     state.row.language = profile.task_language(state.src)
     if missing := profile.missing_tool():
         return _skip(state, missing.reason)
-    shutil.rmtree(out / "repos" / f"{repo.name}.git", ignore_errors=True)  # no branches of older builds
-    state.git = TaskRepo(out / "repos" / f"{repo.name}.git")
+    # the store holds every answer: it stays in the work folder; trainers get sealed envs
+    state.git = TaskRepo(work / "git" / f"{repo.name}.git")
     state.clean = state.row.clean_commit = state.git.commit_folder(state.src, f"{repo.name}: clean source")
     return state
 
@@ -165,12 +167,13 @@ def _texts(src: Path, paths: list[str]) -> dict[str, str]:
 def propose_all(cfg: TasksRecipe, states: list[RepoState], teacher, console: Console) -> list[Candidate]:
     """Every first-wave candidate of every ready repo, in a stable order."""
     out: list[Candidate] = []
+    budget = singles_budget(cfg)
     for s in states:
         targets, total = covered_entities(s.sources, s.texts, s.baseline, cfg.synth.min_entity_lines)
         s.row = s.row.model_copy(update={"entities": total, "covered_entities": len(targets)})
         mine = list(islice(propose(s.repo.name, targets, s.texts, [f for f in cfg.synth.families if f in PROPOSING],
                                    cfg.synth.strategies, cfg.seed, cfg.synth.seeds_per_pair,
-                                   cfg.synth.max_candidates_per_entity), cfg.synth.max_candidates_per_repo))
+                                   cfg.synth.max_candidates_per_entity), budget))
         if "history" in cfg.synth.families and s.repo.kind != "dir":
             mine += history_candidates(s.repo.name, s.repo.root, s.texts, {p for p, _ in s.sources},
                                        cfg.synth.history_commits)
@@ -183,6 +186,19 @@ def propose_all(cfg: TasksRecipe, states: list[RepoState], teacher, console: Con
         if len(c.changes) > 1:
             c.covering = []  # a change across files: the whole suite checks it
     return out
+
+
+def singles_budget(cfg: TasksRecipe) -> int:
+    """Candidates a repo's single bugs may use: its budget less the combine share."""
+    cap = cfg.synth.max_candidates_per_repo
+    if "combine" not in cfg.synth.families:
+        return cap
+    return max(1, cap - combine_budget(cfg, cap))
+
+
+def combine_budget(cfg: TasksRecipe, cap: int) -> int:
+    """Combined candidates a repo of budget ``cap`` may use (``synth.combine_share`` of it)."""
+    return math.ceil(cfg.synth.combine_share * cap) if "combine" in cfg.synth.families else 0
 
 
 # 3. validate -----------------------------------------------------------------------------
@@ -211,12 +227,16 @@ def grow(cfg: TasksRecipe, states: list[RepoState], first: list[Candidate], verd
     """Second-wave candidates made from validated ones: combined bugs, teacher variants."""
     kept = [c for c in _unique(sorted(first, key=emit_order)) if verdicts[c.candidate_id].kept]
     ids = {c.candidate_id: instance_id(c) for c in kept}
+    proposed = Counter(c.repo for c in _unique(first) if c.family in PROPOSING)
     extra: list[Candidate] = []
     for s in states:
         mine = [c for c in kept if c.repo == s.repo.name]
-        if "combine" in cfg.synth.families and cfg.synth.combine_tasks:
-            extra += combine_candidates(s.repo.name, mine, cfg.synth.combine_tasks, cfg.synth.combine_size,
-                                        cfg.seed, ids)
+        # the share of the budget the repo's singles used: an uncapped repo is not given 1 250
+        share = combine_budget(cfg, min(cfg.synth.max_candidates_per_repo,
+                                        math.ceil(proposed[s.repo.name] / (1 - cfg.synth.combine_share))))
+        if share:
+            breaks = {c.candidate_id: set(verdicts[c.candidate_id].fail_to_pass) for c in mine}
+            extra += combine_candidates(s.repo.name, mine, share, cfg.synth.combine_size, cfg.seed, ids, breaks)
         if teacher is not None and "evolve" in cfg.synth.families and cfg.synth.scale:
             from datagen.synth.teacher_tasks import evolve
 
@@ -240,13 +260,21 @@ def emit_order(c: Candidate) -> tuple:
 def emit_tasks(cfg: TasksRecipe, states: list[RepoState], candidates: list[Candidate],
                verdicts: dict[str, Verdict], teacher, run_id: str, console: Console
                ) -> tuple[list[Emitted], list[CandidateRow]]:
-    """Commit every kept candidate, write its statement; a row for every candidate."""
+    """Commit every kept candidate, write its statement; a row for every candidate.
+
+    A validated candidate is still dropped (with its reason) when its entity has given
+    ``synth.max_tasks_per_entity`` tasks already (``entity_quota``), when it breaks the same
+    tests with the same first error as a kept task (``duplicate_break``, ``duplicate_of``
+    that task), when its statement is another task's (``duplicate_statement``), or when the
+    fixed text is a file of its own environment (``fix_in_environment``)."""
     by_repo = {s.repo.name: s for s in states}
     order = sorted(candidates, key=emit_order)
     fate: list[tuple[Candidate, dict]] = []  # each candidate with its row's overrides
     emitted: list[Emitted] = []
     seen: set[str] = set()
     kept_lines: dict[str, list[set[str]]] = {}
+    per_entity: Counter[str] = Counter()
+    breaks: dict[tuple, str] = {}  # (repo, FAIL_TO_PASS, first error) -> the task that has it
     for c in order:
         v = verdicts[c.candidate_id]
         if c.candidate_id in seen:  # its own row id: the change's id is the first proposer's
@@ -259,19 +287,55 @@ def emit_tasks(cfg: TasksRecipe, states: list[RepoState], candidates: list[Candi
             fate.append((c, {}))
             continue
         s = by_repo[c.repo]
+        drop = {"status": "dropped"}
+        single = c.family != "combine" and c.entity
+        if single and per_entity[c.entity] >= cfg.synth.max_tasks_per_entity:
+            fate.append((c, {**drop, "reason": "entity_quota"}))
+            continue
+        signature = (c.repo, tuple(v.fail_to_pass), first_error(v.failure_output))
+        if signature in breaks:
+            fate.append((c, {**drop, "reason": "duplicate_break", "duplicate_of": breaks[signature]}))
+            continue
         lines = changed_lines(c, s.texts)
         mine = kept_lines.setdefault(c.repo, [])
         if c.family == "evolve" and any(jaccard(lines, k) >= cfg.synth.near_dup_jaccard for k in mine):
-            fate.append((c, {"status": "dropped", "reason": "near_duplicate_patch"}))
+            fate.append((c, {**drop, "reason": "near_duplicate_patch"}))
+            continue
+        try:
+            e = commit_task(s.git, s.clean, c, v, s.row.runner, s.baseline)
+        except SkipItem as exc:
+            fate.append((c, {**drop, "reason": exc.reason, "detail": exc.detail}))
             continue
         mine.append(lines)
-        emitted.append(commit_task(s.git, s.clean, c, v, f"repos/{c.repo}.git", s.row.runner, s.baseline))
-        fate.append((c, {"instance_id": emitted[-1].record.instance_id, "stage": "kept"}))
+        if single:
+            per_entity[c.entity] += 1
+        breaks[signature] = e.record.instance_id
+        emitted.append(e)
+        fate.append((c, {"instance_id": e.record.instance_id, "stage": "kept",
+                         "changed_lines": e.record.changed_lines}))
     _write_statements(cfg, by_repo, emitted, teacher, console)
+    emitted = _unique_statements(emitted, fate)
     rows = [_row(run_id, c, verdicts[c.candidate_id]).model_copy(update=upd) for c, upd in fate]
-    for e, row in zip(emitted, (r for r in rows if r.stage == "kept")):
-        row.changed_lines = e.record.changed_lines
     return emitted, rows
+
+
+def _unique_statements(emitted: list[Emitted], fate: list[tuple[Candidate, dict]]) -> list[Emitted]:
+    """The tasks whose statement no earlier task has; the others' rows say whose it is."""
+    first: dict[str, str] = {}
+    dropped: dict[str, str] = {}
+    out = []
+    for e in emitted:
+        text = " ".join(e.record.problem_statement.split())
+        if text in first:
+            dropped[e.record.instance_id] = first[text]
+            continue
+        first[text] = e.record.instance_id
+        out.append(e)
+    for _, upd in fate:
+        if upd.get("instance_id") in dropped:
+            upd.update({"status": "dropped", "reason": "duplicate_statement", "stage": "valid",
+                        "duplicate_of": dropped[upd.pop("instance_id")]})
+    return out
 
 
 def changed_lines(c: Candidate, texts: dict[str, str]) -> set[str]:

@@ -6,6 +6,8 @@ import humanize
 from rich.console import Console
 from rich.table import Table
 
+from datagen.synth.spread import repo_spread, size_stats
+
 
 def _human(n: float) -> str:
     return humanize.naturalsize(n, binary=True, format="%.1f")
@@ -79,9 +81,28 @@ def print_tasks_summary(result, console: Console | None = None) -> None:
     console.print(f"{len(result.tasks)} tasks in {result.output / 'tasks.jsonl'}; {result.seconds:.1f} s; "
                   f"per kept task: {sandbox_s / kept:.1f} sandbox s, {tokens / kept:.0f} teacher tokens")
     console.print(f"fix size: median {lines[len(lines) // 2]} changed lines (SWE-bench ~7-10, CursorBench ~181)")
+    _print_spread(result, console)
     for note in result.notes:
         console.print(f"[yellow]note:[/] {note}")
     console.print(f"replay them: datagen validate {result.output / 'tasks.jsonl'}")
+
+
+def _print_spread(result, console: Console) -> None:
+    """Per repo: tasks per changed function and file; overall: multi-place and multi-file shares."""
+    if not result.tasks:
+        return
+    entities = {c.instance_id: c.entity for c in result.candidates if c.instance_id}
+    table = Table(title="spread over the code", show_header=True)
+    for col in ("repo", "tasks", "functions", "files", "tasks / function", "most on one function"):
+        table.add_column(col, justify="left" if col == "repo" else "right")
+    for r in repo_spread(result.tasks, entities):
+        table.add_row(r.repo, str(r.tasks), str(r.functions), str(r.files), f"{r.per_function:.2f}",
+                      str(r.max_per_function))
+    console.print(table)
+    s = size_stats(result.tasks)
+    console.print(f"fixes: {s.multi_place:.0%} change 2+ places, {s.multi_file:.0%} 2+ files; median "
+                  f"{s.hunks_median} hunks, {s.lines_median} lines, {s.files_mean} files (SWE-bench: median "
+                  f"7-10 lines, ~1.7 files)")
 
 
 def _print_languages(result, console: Console) -> None:

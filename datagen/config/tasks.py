@@ -32,10 +32,16 @@ class SynthConfig(StrictModel):
     strategies: list[str] = Field(default_factory=list, description="only these strategy names "
                                   "(empty: every registered one of the chosen families)")
     seeds_per_pair: int = Field(1, ge=1, description="seeds tried per (entity, strategy)")
-    max_candidates_per_entity: int = Field(12, ge=1)
-    max_candidates_per_repo: int = Field(5000, ge=1)
+    max_candidates_per_entity: int = Field(4, ge=1, description="candidates one entity may be given; "
+                                           "they are drawn round-robin over files and entities, so each "
+                                           "entity gets its first before any gets its second")
+    max_candidates_per_repo: int = Field(5000, ge=1, description="the repo's candidate budget: single bugs "
+                                         "plus the combine share")
+    max_tasks_per_entity: int = Field(2, ge=1, description="tasks one function (entity) may yield; more "
+                                      "validated candidates of it are dropped as entity_quota")
     min_entity_lines: int = Field(2, ge=1, description="smaller entities are not targeted")
-    combine_tasks: int = Field(10, ge=0, description="combined tasks tried per repo")
+    combine_share: float = Field(0.25, ge=0, lt=1, description="share of each repo's budget spent on "
+                                 "combining validated single bugs into multi-location tasks")
     combine_size: tuple[int, int] = Field((2, 4), description="bugs merged per combined task")
     history_commits: int = Field(200, ge=0, description="newest commits of a git input to mine")
     lm_rewrites_per_repo: int = Field(20, ge=0, description="functions the teacher rewrites per repo")

@@ -21,6 +21,7 @@ from datagen.config.base import canonical_json, load_yaml_pack
 from datagen.errors import UserError
 from datagen.records.pool import AuxCheck, ChatMessage, PoolRow, PoolTaskInput
 from datagen.sandbox.profiles.registry import get_profile
+from datagen.sandbox.protect import guard_lines
 from datagen.sandbox.tasks import read_tasks, source_dir
 
 PROMPTS = Path(__file__).parent / "prompts"
@@ -133,10 +134,12 @@ def reward_spec(row: PoolRow) -> str:
 
 def eval_script(row: PoolRow, prompts: Path = PROMPTS) -> str:
     """A bash script that grades an attempt in the checkout (``$REPO_DIR``, default
-    ``/testbed``): applies the test patch, runs the graded tests with the commands of the
+    ``/testbed``): refuses a checkout whose test files differ from ``base_commit``'s
+    (``sandbox.protect``), applies the test patch, runs the graded tests with the commands of the
     runner's profile (``Profile.eval_commands``); exit 0 = resolved."""
     tests = sorted({*row.fail_to_pass, *row.pass_to_pass})
     profile = get_profile(row.runner)
     commands = "\n".join(profile.eval_commands(profile.plan_stub(), tests))
-    return render("eval.sh.jinja", prompts, runner=row.runner, commands=commands,
+    guard = "\n".join(guard_lines(row.base_commit)) if row.base_commit else ""
+    return render("eval.sh.jinja", prompts, runner=row.runner, commands=commands, guard=guard,
                   test_patch=row.test_patch.rstrip("\n"))

@@ -54,7 +54,8 @@ class TaskRecord(Record):
     PASS_TO_PASS: list[str] = Field(default_factory=list)
     repo_path: str = Field(
         description="git repo or snapshot folder holding the source; relative paths are "
-        "resolved against the folder of the JSONL file"
+        "resolved against the folder of the JSONL file (datagen's tasks: the sealed "
+        "environment envs/<env_id>.git, one root commit and nothing else)"
     )
     runner: str = Field("pytest", description="the ecosystem profile that runs its tests (pytest, node, jest, "
                         "vitest, mocha, ava, go, cargo, ...; `datagen/sandbox/profiles/`)")
@@ -121,7 +122,11 @@ class CandidateRow(Record):
     entity: str = Field(description="path::qualname of the targeted entity ('' when none)")
     seed: int
     status: CandidateStatus
-    reason: str | None = Field(None, description="why dropped, e.g. 'no_test_breaks'")
+    reason: str | None = Field(None, description="why dropped, e.g. 'no_test_breaks', 'entity_quota', "
+                               "'duplicate_break', 'duplicate_statement', 'fix_in_environment'")
+    detail: str = Field("", description="the evidence of the reason, where there is more to say")
+    duplicate_of: str | None = Field(None, description="the kept task this one repeats (duplicate_break: same "
+                                     "failing tests and first error; duplicate_statement: same statement)")
     stage: str = Field(description="furthest stage reached: generated, applied, broke_tests, valid, kept")
     instance_id: str | None = Field(None, description="the task it became, when kept")
     fail_to_pass: int = 0
@@ -148,6 +153,10 @@ class TaskRow(Record):
     pass_to_pass: int
     changed_files: int
     changed_lines: int
+    hunks: int = Field(0, description="places (diff hunks) the fix changes")
+    entity: str = Field("", description="the function(s) the fix changes, path::qualname (';'-joined for a "
+                        "combined task; '' for a mined commit)")
+    env_path: str = Field("", description="the sealed environment a trainer clones (envs/<env_id>.git)")
     statement_style: str
     statement_chars: int
     statement_note: str = Field("", description="why the teacher's statement was not used "
@@ -180,4 +189,4 @@ class RepoBaselineRow(Record):
     source_lines: int = Field(0, description="non-blank lines of non-test source files")
     entities: int = Field(0, description="functions, methods and classes found")
     covered_entities: int = Field(0, description="entities at least one passing test reaches")
-    clean_commit: str = Field("", description="commit of the clean source in repos/<repo>.git")
+    clean_commit: str = Field("", description="commit of the clean source in the build's store (never published)")

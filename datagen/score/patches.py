@@ -7,12 +7,15 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from pathlib import PurePosixPath
+
+from datagen.sandbox.protect import is_protected
 
 _FENCE = re.compile(r"```[ \t]*([\w+-]*)[^\n]*\n(.*?)(?:\n```|\Z)", re.S)
 _DIFF_START = re.compile(r"^(diff --git |--- )", re.M)
 _SKIP_MARKERS = ("pytest.skip(", "pytest.mark.skip", "pytest.mark.xfail", "unittest.skip",
-                 "@skip", "pytest.importorskip(", "raise SkipTest", "unittest.SkipTest")
+                 "@skip", "pytest.importorskip(", "raise SkipTest", "unittest.SkipTest",
+                 "#[ignore", "t.Skip(", "@Disabled", "@Ignore", "it.skip(", "test.skip(", "describe.skip(",
+                 "markTestSkipped(")
 
 
 def _looks_like_diff(text: str) -> bool:
@@ -89,16 +92,10 @@ def _strip(path: str) -> str:
 
 
 def is_test_path(path: str, extra: Iterable[str] = ()) -> bool:
-    """A test file by the usual conventions (tests/ or test/ folders, test_*.py, *_test.py,
-    conftest.py, *.test.js/ts, *.spec.js/ts) or one of ``extra`` (the task's test files)."""
-    p = PurePosixPath(path)
-    if path in set(extra):
-        return True
-    if {"tests", "test", "testing", "__tests__"} & set(p.parts[:-1]):
-        return True
-    name = p.name
-    return (name.startswith("test_") and name.endswith(".py")) or name.endswith("_test.py") \
-        or name == "conftest.py" or bool(re.search(r"\.(test|spec)\.[jt]sx?$", name))
+    """Test code or test configuration of any ecosystem (``sandbox.protect``: test folders,
+    ``test_*.py``, ``*_test.go``, ``src/test/**``, ``*.spec.ts``, ``conftest.py``,
+    ``jest.config.*``, ...) or one of ``extra`` (the task's test files)."""
+    return path in set(extra) or is_protected(path)
 
 
 def forbidden_operation(diff: str, test_paths: Iterable[str] = ()) -> tuple[str, str] | None:

@@ -77,21 +77,62 @@ def covered_entities(sources: list[tuple[str, str]], texts: Mapping[str, str], b
     return targets, total
 
 
+def spread(targets: list[Target], seed: int, repo: str) -> list[Target]:
+    """``targets`` in round-robin order over their files (files and the entities of each file
+    in a seeded order): the first entity of every file, then the second of every file, ...
+    So the first N of them are N different entities in as many files as there are."""
+    by_file: dict[str, list[Target]] = {}
+    for t in targets:
+        by_file.setdefault(t.entity.path, []).append(t)
+    rng = random.Random(derive_seed(seed, repo, "spread"))
+    files = sorted(by_file)
+    rng.shuffle(files)
+    queues = []
+    for f in files:
+        mine = sorted(by_file[f], key=lambda t: (t.entity.start_line, t.entity.qualname))
+        rng.shuffle(mine)
+        queues.append(mine)
+    out = []
+    for depth in range(max((len(q) for q in queues), default=0)):
+        out += [q[depth] for q in queues if depth < len(q)]
+    return out
+
+
 def propose(repo: str, targets: list[Target], texts: Mapping[str, str], families: list[str],
             names: list[str], seed: int, seeds_per_pair: int, per_entity: int) -> Iterator[Candidate]:
-    """Every candidate the chosen strategies make for ``targets``, in a stable order."""
+    """Every candidate the chosen strategies make for ``targets``, in a stable order that
+    spreads them over the code: round ``k`` gives the ``k``-th candidate of every entity (in
+    ``spread`` order) before any entity gets its ``k+1``-th, each entity trying the strategies
+    that apply to it in its own seeded order. Any prefix (a candidate cap) therefore touches
+    as many different entities as it can."""
     chosen = [s for s in strategies_for() if s.family in families and (not names or s.name in names)]
-    for target in targets:
-        e = target.entity
-        made = 0
-        for strategy in chosen:
-            if made >= per_entity or not strategy.applies_to(e):
+    queues = [_entity_candidates(repo, t, texts, chosen, seed, seeds_per_pair, per_entity)
+              for t in spread(targets, seed, repo)]
+    while queues:
+        alive = []
+        for q in queues:
+            c = next(q, None)
+            if c is not None:
+                yield c
+                alive.append(q)
+        queues = alive
+
+
+def _entity_candidates(repo: str, target: Target, texts: Mapping[str, str], chosen: list, seed: int,
+                       seeds_per_pair: int, per_entity: int) -> Iterator[Candidate]:
+    """Up to ``per_entity`` candidates for one entity, its applicable strategies in a seeded order."""
+    e = target.entity
+    order = [s for s in chosen if s.applies_to(e)]
+    random.Random(derive_seed(seed, repo, e.path, e.qualname, "strategies")).shuffle(order)
+    made = 0
+    for strategy in order:
+        for k in range(seeds_per_pair):
+            if made >= per_entity:
+                return
+            s = derive_seed(seed, repo, e.path, e.qualname, strategy.name, k)
+            changes = strategy.transform_repo(texts, e, random.Random(s))
+            if not changes:
                 continue
-            for k in range(seeds_per_pair):
-                s = derive_seed(seed, repo, e.path, e.qualname, strategy.name, k)
-                changes = strategy.transform_repo(texts, e, random.Random(s))
-                if not changes:
-                    continue
-                made += 1
-                yield Candidate(repo, strategy.name, strategy.family, f"{e.path}::{e.qualname}", s,
-                                dict(changes), target.covering)
+            made += 1
+            yield Candidate(repo, strategy.name, strategy.family, f"{e.path}::{e.qualname}", s,
+                            dict(changes), target.covering)

@@ -1,12 +1,16 @@
-"""Turn validated candidates into task records: a commit per task in ``repos/<repo>.git``,
-the fix and bug patches from git, the task's size labels.
+"""Turn validated candidates into task records: each task's buggy tree as a root commit in
+the build's store, the fix and bug patches from git, the task's size labels; and, for the
+tasks that are kept, their sealed environments (``OUT/envs/<env_id>.git``, see ``gitrepo``).
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import dataclass
+from pathlib import Path
 
+from datagen.errors import SkipItem
 from datagen.records.env import EnvPlan
 from datagen.records.tasks import TaskRecord
 from datagen.sandbox.profiles.registry import get_profile
@@ -47,29 +51,53 @@ class Emitted:
     statement_note: str = ""  # why a teacher statement fell back to the template
 
 
-def replay_scripts(runner: str, plan: EnvPlan, tests: list[str]) -> tuple[str, str]:
-    """(setup_script, eval_script) of a task: its env plan and its tests as plain bash."""
+def env_id(iid: str) -> str:
+    """The opaque name of a task's environment (its folder and its one branch): a hash of the
+    instance id, so nothing the agent sees names the strategy, the entity or the seed."""
+    return hashlib.sha256(iid.encode()).hexdigest()[:16]
+
+
+def env_path(iid: str) -> str:
+    """Where the task's sealed environment lies, relative to ``tasks.jsonl``."""
+    return f"envs/{env_id(iid)}.git"
+
+
+def replay_scripts(runner: str, plan: EnvPlan, tests: list[str], base_commit: str = "") -> tuple[str, str]:
+    """(setup_script, eval_script) of a task: its env plan and its tests as plain bash (the
+    eval script refuses a checkout whose test files differ from ``base_commit``'s)."""
     profile = get_profile(runner)
-    return profile.setup_script(plan), profile.eval_script(plan, tests)
+    return profile.setup_script(plan), profile.eval_script(plan, tests, base_commit)
 
 
-def commit_task(repo: TaskRepo, clean: str, c: Candidate, v: Verdict, repo_path: str,
-                runner: str, baseline: Baseline | None = None) -> Emitted:
-    """Write the task's commit and branch; return its record (statement still empty) with
-    its replay scripts, from the env plan of the repo's ``baseline``."""
+def fix_in_tree(repo: TaskRepo, clean: str, tree: str, paths: list[str]) -> str:
+    """A changed path whose fixed content is a file of the buggy tree (a copy elsewhere in the
+    repo), '' when there is none: from such a tree the fix could be read, not found."""
+    fixed = repo.blobs(clean, paths)
+    present = set(repo.blobs(tree).values())
+    return next((p for p in sorted(fixed) if fixed[p] in present), "")
+
+
+def commit_task(repo: TaskRepo, clean: str, c: Candidate, v: Verdict, runner: str,
+                baseline: Baseline | None = None) -> Emitted:
+    """The task's buggy tree as a root commit of the store (its ``base_commit``: no parent,
+    neutral author and message) and its record (statement still empty) with its replay
+    scripts, from the env plan of the repo's ``baseline``. Raises ``SkipItem``
+    (``fix_in_environment``) when the fixed text of a changed file is in the buggy tree."""
     iid = instance_id(c)
-    base = repo.commit_changes(clean, c.changes, f"{iid}\n\nThe repository as the task starts.")
-    repo.set_branch(f"tasks/{iid}", base)
+    tree = repo.tree_with(clean, c.changes)
+    if copy := fix_in_tree(repo, clean, tree, sorted(c.changes)):
+        raise SkipItem("fix_in_environment", f"the fixed {copy} is another file of the repo")
+    base = repo.root_commit(tree)
     patch, bug = repo.diff(base, clean), repo.diff(clean, base)
     n_files, n_lines = patch_size(patch)
     profile = get_profile(runner)
     tests = sorted(set(profile.test_files(v.fail_to_pass)) | {
         t.split("::", 1)[0] for t in v.fail_to_pass if "::" in t and is_test_file(t.split("::")[0])})
     plan = EnvPlan.model_validate(baseline.plan) if baseline and baseline.plan else profile.plan_stub()
-    setup, evaluate = replay_scripts(runner, plan, [*v.fail_to_pass, *v.pass_to_pass])
+    setup, evaluate = replay_scripts(runner, plan, [*v.fail_to_pass, *v.pass_to_pass], base)
     record = TaskRecord(
         instance_id=iid, repo=c.repo, base_commit=base, patch=patch, test_patch="",
-        FAIL_TO_PASS=v.fail_to_pass, PASS_TO_PASS=v.pass_to_pass, repo_path=repo_path,
+        FAIL_TO_PASS=v.fail_to_pass, PASS_TO_PASS=v.pass_to_pass, repo_path=env_path(iid),
         runner=runner, language=(baseline.language if baseline else "") or profile.language,
         setup_script=setup, eval_script=evaluate, bug_patch=bug, strategy=c.strategy, parent_ids=c.parent_ids,
         relevant_files=sorted(set(patch_files(patch)) | set(tests)), changed_files=n_files,
@@ -77,3 +105,9 @@ def commit_task(repo: TaskRepo, clean: str, c: Candidate, v: Verdict, repo_path:
         created_at="", version="",
     )
     return Emitted(record, c, v)
+
+
+def seal_task(repo: TaskRepo, record: TaskRecord, envs: Path) -> None:
+    """Write the task's sealed environment into the folder ``envs`` (named as in its
+    ``repo_path``, ``envs/<env_id>.git``)."""
+    repo.seal(record.base_commit, envs / Path(record.repo_path).name, f"env-{env_id(record.instance_id)}")

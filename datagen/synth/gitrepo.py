@@ -1,15 +1,23 @@
-"""The git repositories a tasks build emits (``OUT/repos/<repo>.git``).
+"""The git repositories of a tasks build.
 
-Each holds one commit with the clean source (branch ``main``) and one commit per task on
-top of it (branch ``tasks/<instance_id>``), whose tree is the buggy state: checking out a
-task's ``base_commit`` gives the repo as the agent finds it, and the task's ``patch`` is
-``git diff base_commit clean``. Author, committer and dates are fixed, so the same
-changes always give the same commit ids (the build is deterministic down to them).
+Two kinds, never mixed:
+
+- the **store** (``<work>/git/<repo>.git``, inside the build's work folder): the clean source
+  of one repo and every task's buggy tree, so the build can take each fix as
+  ``git diff base_commit clean``. It never leaves the work folder: it holds every answer.
+- a **sealed environment** per task (``OUT/envs/<env_id>.git``): a bare repository holding
+  one root commit (the buggy tree, no parent) on one branch named by the opaque ``env_id``,
+  with a neutral author, date and message, and no other object. What a trainer clones holds
+  nothing from which the fix can be read: no clean tree, no sibling task, no strategy name.
+
+Authors, committers and dates are fixed and packs are written by one thread, so the same
+changes always give the same commit ids and the same bytes (the build is deterministic).
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import tempfile
 from pathlib import Path
@@ -20,6 +28,10 @@ _IDENTITY = {
     "GIT_AUTHOR_DATE": "2020-01-01T00:00:00+0000", "GIT_COMMITTER_DATE": "2020-01-01T00:00:00+0000",
     "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull, "GIT_TERMINAL_PROMPT": "0",
 }
+# What the agent sees of a task's one commit: nothing about how the task was made.
+NEUTRAL = {"GIT_AUTHOR_NAME": "Maintainers", "GIT_AUTHOR_EMAIL": "maintainers@example.com",
+           "GIT_COMMITTER_NAME": "Maintainers", "GIT_COMMITTER_EMAIL": "maintainers@example.com"}
+NEUTRAL_MESSAGE = "Initial commit"
 
 
 class TaskRepo:
@@ -33,8 +45,8 @@ class TaskRepo:
                            env={**os.environ, **_IDENTITY}, capture_output=True)
 
     def git(self, *args: str, input: bytes | None = None, index: Path | None = None,
-            work_tree: Path | None = None) -> str:
-        env = {**os.environ, **_IDENTITY}
+            work_tree: Path | None = None, identity: dict[str, str] | None = None) -> str:
+        env = {**os.environ, **_IDENTITY, **(identity or {})}
         if index is not None:
             env["GIT_INDEX_FILE"] = str(index)
         cmd = ["git", f"--git-dir={self.path}"]
@@ -57,6 +69,10 @@ class TaskRepo:
 
     def commit_changes(self, parent: str, changes: dict[str, str | None], message: str) -> str:
         """A commit on ``parent`` with ``changes`` (path -> new text, None deletes)."""
+        return self.git("commit-tree", self.tree_with(parent, changes), "-p", parent, "-m", message).strip()
+
+    def tree_with(self, parent: str, changes: dict[str, str | None]) -> str:
+        """The tree of ``parent`` with ``changes`` (path -> new text, None deletes)."""
         modes = self._modes(parent, list(changes))
         lines = []
         for path, text in sorted(changes.items()):
@@ -69,8 +85,40 @@ class TaskRepo:
             index = Path(tmp) / "index"
             self.git("read-tree", parent, index=index)
             self.git("update-index", "--index-info", input="\n".join(lines).encode() + b"\n", index=index)
-            tree = self.git("write-tree", index=index).strip()
-        return self.git("commit-tree", tree, "-p", parent, "-m", message).strip()
+            return self.git("write-tree", index=index).strip()
+
+    def root_commit(self, tree: str) -> str:
+        """A commit of ``tree`` with no parent, the neutral author and message."""
+        return self.git("commit-tree", tree, "-m", NEUTRAL_MESSAGE, identity=NEUTRAL).strip()
+
+    def blobs(self, treeish: str, paths: list[str] | None = None) -> dict[str, str]:
+        """path -> blob id of every file of ``treeish`` (or of ``paths`` only)."""
+        out = self.git("ls-tree", "-r", "-z", treeish, *(["--", *paths] if paths else []))
+        blobs = {}
+        for entry in out.split("\0"):
+            if "\t" in entry:
+                meta, path = entry.split("\t", 1)
+                kind, oid = meta.split()[1:3]
+                if kind == "blob":
+                    blobs[path] = oid
+        return blobs
+
+    def seal(self, commit: str, dest: Path, ref: str) -> None:
+        """Write the sealed environment of ``commit`` to ``dest``: a new bare repository
+        holding only the objects ``commit`` reaches, on branch ``ref`` (its HEAD)."""
+        if dest.exists():
+            shutil.rmtree(dest)
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        env = {**os.environ, **_IDENTITY}
+        # no template: no sample hooks, no description file, nothing but the task
+        subprocess.run(["git", "init", "-q", "--bare", "--template=", "-b", ref, str(dest)], check=True,
+                       env=env, capture_output=True)
+        pack = subprocess.run(["git", f"--git-dir={self.path}", "-c", "pack.threads=1", "pack-objects",
+                               "--revs", "--stdout", "-q"], input=f"{commit}\n".encode(), env=env,
+                              capture_output=True, check=True).stdout
+        sealed = TaskRepo(dest)
+        sealed.git("-c", "pack.threads=1", "index-pack", "--stdin", input=pack)
+        sealed.git("update-ref", f"refs/heads/{ref}", commit)
 
     def _modes(self, commit: str, paths: list[str]) -> dict[str, str]:
         out = self.git("ls-tree", commit, "--", *paths)

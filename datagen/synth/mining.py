@@ -7,8 +7,9 @@ merged together.
   Mining is language-agnostic (git diffs plus ``is_test_file``); the one language whose
   tests may live inside a source file is Rust: a ``#[cfg(test)]`` module the commit changed
   counts as its tests, and the revert keeps the snapshot's version of it.
-- ``combine``: 2-4 validated bugs of one repo, each in its own file, merged into one
-  task whose fix spans several files.
+- ``combine``: 2-4 validated bugs of one repo, each in its own file and function (the
+  closest ones: sharing a failing test, else a folder), merged into one task whose fix
+  spans several places and files.
 """
 
 from __future__ import annotations
@@ -146,24 +147,61 @@ def _with_tests_of(current: str, reverted: str, path: str) -> str:
 
 
 def combine_candidates(repo: str, kept: list[Candidate], n_tasks: int, sizes: tuple[int, int],
-                       seed: int, ids: Mapping[str, str]) -> list[Candidate]:
-    """Up to ``n_tasks`` merges of validated single-file bugs from distinct files.
-    ``ids`` maps a member's candidate id to its task id (the combined task's parents)."""
-    singles = [c for c in kept if len(c.changes) == 1 and c.family != "combine"]
-    by_file: dict[str, list[Candidate]] = {}
-    for c in singles:
-        by_file.setdefault(next(iter(c.changes)), []).append(c)
-    files = sorted(by_file)
+                       seed: int, ids: Mapping[str, str],
+                       breaks: Mapping[str, set[str]] | None = None) -> list[Candidate]:
+    """Up to ``n_tasks`` merges of 2-4 validated single-file bugs, each member in its own
+    file and its own function. Members are drawn in turn (each single leads a merge before
+    any leads a second), and each next member is the one closest to the group: sharing a
+    failing test with it (``breaks``: candidate id -> its FAIL_TO_PASS), else in the same
+    module folder, else any other file; ties broken by a seeded draw. ``ids`` maps a
+    member's candidate id to its task id (the combined task's parents)."""
+    breaks = breaks or {}
+    by_entity: dict[str, Candidate] = {}
+    for c in kept:
+        if len(c.changes) == 1 and c.family != "combine":
+            by_entity.setdefault(c.entity or c.candidate_id, c)
+    singles = list(by_entity.values())
     lo, hi = sizes
-    if len(files) < lo:
+    if len({next(iter(c.changes)) for c in singles}) < lo:
         return []
-    out = []
-    for k in range(n_tasks):
-        rng = random.Random(derive_seed(seed, repo, COMBINE, k))
-        picked = rng.sample(files, rng.randint(lo, min(hi, len(files))))
-        members = [rng.choice(by_file[f]) for f in sorted(picked)]
-        changes = {p: t for m in members for p, t in m.changes.items()}
-        out.append(Candidate(repo, COMBINE, "combine", "", k, changes,
-                             parent_ids=[ids[m.candidate_id] for m in members]))
-    unique = {c.candidate_id: c for c in out}
-    return [unique[k] for k in sorted(unique)]
+    rng = random.Random(derive_seed(seed, repo, COMBINE))
+    leads = sorted(singles, key=lambda c: c.candidate_id)
+    rng.shuffle(leads)
+    out: dict[str, Candidate] = {}
+    for k in range(n_tasks * 3):  # merges can repeat: a few more tries than wanted
+        if len(out) >= n_tasks:
+            break
+        group = [leads[k % len(leads)]]
+        want = rng.randint(lo, hi)
+        while len(group) < want:
+            nxt = _closest(group, singles, breaks, rng)
+            if nxt is None:
+                break
+            group.append(nxt)
+        if len(group) < lo:
+            continue
+        changes = {p: t for m in group for p, t in m.changes.items()}
+        members = sorted(group, key=lambda m: next(iter(m.changes)))
+        c = Candidate(repo, COMBINE, "combine", ";".join(m.entity for m in members), k, changes,
+                      parent_ids=[ids[m.candidate_id] for m in members])
+        out.setdefault(c.candidate_id, c)
+    return [out[key] for key in sorted(out)]
+
+
+def _closest(group: list[Candidate], singles: list[Candidate], breaks: Mapping[str, set[str]],
+             rng: random.Random) -> Candidate | None:
+    """The single bug that best joins ``group`` (its own file; shared failing tests first,
+    then the same folder), or None when no file is left."""
+    files = {next(iter(m.changes)) for m in group}
+    folders = {os.path.dirname(f) for f in files}
+    tests = set().union(*(breaks.get(m.candidate_id, set()) for m in group))
+    options = [c for c in singles if next(iter(c.changes)) not in files]
+    if not options:
+        return None
+
+    def rank(c: Candidate) -> tuple[int, float]:
+        shared = bool(tests & breaks.get(c.candidate_id, set()))
+        near = os.path.dirname(next(iter(c.changes))) in folders
+        return (0 if shared else 1 if near else 2, rng.random())
+
+    return min(sorted(options, key=lambda c: c.candidate_id), key=rank)

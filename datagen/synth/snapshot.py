@@ -15,6 +15,7 @@ from pathlib import Path, PurePosixPath
 from datagen.crawl.sources import ListedFile, Repo, read_git_blobs
 from datagen.sandbox.profiles import registry
 from datagen.sandbox.profiles.base import Profile
+from datagen.sandbox.protect import is_protected
 
 # Listing skips that mean "not part of the repo's content" (the others are only CPT choices).
 NOT_CONTENT = frozenset({"gitignored", "skipped_dir", "symlink", "not_regular_file", "unreadable",
@@ -85,14 +86,17 @@ def detect_runner(src: Path, paths: list[str]) -> str | None:
 def source_files(paths: list[str], langs: dict[str, str | None], profile: Profile | None = None
                  ) -> list[tuple[str, str]]:
     """(path, lang) of the non-test files whose entities strategies may target: the
-    profile's source languages and test conventions (Python / JS / TS without one)."""
+    profile's source languages and test conventions (Python / JS / TS without one). Nothing
+    every eval path protects as test code (``sandbox.protect``) is a target: its fix would be
+    rejected as a test edit."""
     targets = set(profile.source_langs) if profile else set(SOURCE_LANGS)
     test = profile.is_test_file if profile else is_test_file
     out = []
     for path in paths:
         lang = langs.get(path) or ""
         lang = SOURCE_LANGS.get(lang, lang)
-        if lang in targets and not test(path) and not is_test_file(path) and not path.endswith((".d.ts", ".min.js")):
+        if lang in targets and not test(path) and not is_test_file(path) and not is_protected(path) \
+                and not path.endswith((".d.ts", ".min.js")):
             out.append((path, lang))
     return out
 

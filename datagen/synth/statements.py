@@ -68,11 +68,35 @@ def leak(statement: str, patch: str, fix_only: set[str]) -> str | None:
     return f"names_fix_token:{sorted(named)[0]}" if named else None
 
 
+SHOWN_TESTS = 10  # failing tests a statement lists by name; the rest are counted ("and K more")
+
+_PAIR = re.compile(r"^(expected|want|wanted|received|actual|got|left|right)\b\s*[:=]", re.I)
+_ERROR = re.compile(r"AssertionError|AssertionFailedError|ComparisonFailure|\bassert(ion)?\b|\w+Error\b|"
+                    r"\berror:|panic:|Failed asserting|\bexpected\b.*\b(got|but was|to (be|equal|eq))\b|"
+                    r"\b(got|want)\b", re.I)
+_NOISE = re.compile(r"^(--- FAIL|FAIL\b|not ok\b|ok\b|PASS\b|=+|-+|#|at |\d+ (tests?|examples?|failures?)\b|"
+                    r"Tests?:|Traceback|File \")")
+
+
 def first_error(output: str) -> str:
-    """The first assertion or exception line of a pytest run (``E   ...``), if any."""
-    for line in output.splitlines():
-        if line.startswith("E ") and line[1:].strip():
-            return line[1:].strip()[:300]
+    """The first failure message of a test run, with the expected and actual values where the
+    runner prints them: pytest's first ``E`` line; else the first line that reads as an
+    assertion or error (JUnit, PHPUnit, node, Go's ``got ..., want ...``), joined with the
+    expected / actual lines that follow it (RSpec, minitest, Jest, Rust's left / right)."""
+    lines = [line.strip() for line in output.splitlines()]
+    for raw in output.splitlines():
+        if raw.startswith("E ") and raw[1:].strip():
+            return raw[1:].strip()[:300]
+    for i, line in enumerate(lines):
+        if not line or _NOISE.match(line) or not (_PAIR.match(line) or _ERROR.search(line)):
+            continue
+        parts = [line]
+        for nxt in lines[i + 1:i + 6]:
+            if _PAIR.match(nxt):
+                parts.append(nxt)
+            elif nxt and len(parts) > 1:
+                break
+        return " / ".join(parts)[:300]
     return ""
 
 
@@ -85,12 +109,15 @@ class Statement:
 
 def template_statement(repo: str, failing: list[str], output: str, patch: str,
                        fix_only: set[str]) -> Statement:
-    """The statement written without a teacher (style ``template``)."""
-    shown = failing[:10]
+    """The statement written without a teacher (style ``template``): how many tests fail (all
+    of FAIL_TO_PASS), the first ``SHOWN_TESTS`` by name and how many more, and the first
+    error, left out when it would leak the fix."""
+    shown, more = failing[:SHOWN_TESTS], max(0, len(failing) - SHOWN_TESTS)
     error = first_error(output)
-    text = render("statement_template", repo=repo, failing=shown, error=error)
+    values = {"repo": repo, "total": len(failing), "failing": shown, "more": more}
+    text = render("statement_template", **values, error=error)
     if error and leak(text, patch, fix_only):
-        text = render("statement_template", repo=repo, failing=shown, error="")
+        text = render("statement_template", **values, error="")
     return Statement(text.strip() + "\n", "template")
 
 
@@ -98,5 +125,5 @@ def statement_prompt(style: str, repo: str, failing: list[str], output: str, tes
                      max_chars: int) -> str:
     """The teacher prompt for one statement: tests and their output, never the diff."""
     trimmed = output if len(output) <= max_chars else output[: max_chars // 2] + "\n...\n" + output[-max_chars // 2:]
-    return render(f"statement_{style}", repo=repo, failing=failing[:10], output=trimmed.strip(),
-                  test_source=test_source.strip())
+    return render(f"statement_{style}", repo=repo, failing=failing[:SHOWN_TESTS],
+                  more=max(0, len(failing) - SHOWN_TESTS), output=trimmed.strip(), test_source=test_source.strip())

@@ -1,7 +1,9 @@
 """Every profile's task replays outside datagen: a tiny repo per language, a hand-made bug
 validated in the real sandbox (baseline, then ``check_changes``), the task committed, then
-a fresh ``git clone`` of ``repos/<repo>.git`` at ``base_commit`` + ``setup_script`` +
-``eval_script`` run with plain bash: it fails, and passes once ``patch`` is applied."""
+a fresh ``git clone`` of its sealed environment (``envs/<env_id>.git``) at ``base_commit`` +
+``setup_script`` + ``eval_script`` run with plain bash: it fails, and passes once ``patch`` is
+applied; no object of the fixed files is in the clone, and editing or deleting a test file
+makes the eval script fail again."""
 
 from __future__ import annotations
 
@@ -17,15 +19,15 @@ import pytest
 from datagen.config.sandbox import EnvConfig, SandboxLimits, ValidateRecipe, ValidationConfig
 from datagen.records.tasks import TaskRecord
 from datagen.sandbox.profiles.registry import get_profile
+from datagen.sandbox.protect import is_protected
 from datagen.sandbox.runners import ensure_env
 from datagen.sandbox.select import bwrap_works, untrusted_sandbox
 from datagen.sandbox.validate import Validator
 from datagen.synth.baseline import SuiteRunner, measure_baseline
 from datagen.synth.candidates import Candidate
 from datagen.synth.check import check_changes
-from datagen.synth.emit import commit_task
-from datagen.synth.gitrepo import TaskRepo
 from tests.conftest import write_tree
+from tests.sealed import assert_sealed, assert_test_edits_fail, emit_sealed
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_data"
 SITE = next(p for p in sys.path if p.endswith("site-packages"))
@@ -96,10 +98,8 @@ def make_task(root: Path, runner: str) -> TaskRecord:
     changes = {path: text.replace(old, new, 1)}
     verdict = check_changes(suite, base, changes, [], 1)
     assert verdict.kept, verdict.reason
-    git = TaskRepo(root / "out" / "repos" / "calc.git")
-    clean = git.commit_folder(src, "calc: clean source")
     c = Candidate("calc", "hand_made_v1", "procedural", f"{path}::x", 0, changes)
-    return commit_task(git, clean, c, verdict, "repos/calc.git", runner, base).record
+    return emit_sealed(root, src, c, verdict, runner, base)
 
 
 def bash(script: str, cwd: Path) -> subprocess.CompletedProcess:
@@ -122,6 +122,7 @@ def test_task_replays_with_plain_bash(tmp_path, runner):
     row = Validator(recipe, untrusted_sandbox("auto")).validate(task, tmp_path / "out")  # `datagen validate`
     assert row.status == "valid", (row.reason, row.notes)
     assert not re.search(r"^\s*(python3? -m )?datagen\b", task.setup_script + task.eval_script, re.M)
+    assert_sealed(tmp_path / "out" / task.repo_path, task, tmp_path)
     clone = tmp_path / "clone"
     subprocess.run(["git", "clone", "-q", str(tmp_path / "out" / task.repo_path), str(clone)], check=True)
     subprocess.run(["git", "-C", str(clone), "checkout", "-q", task.base_commit], check=True)
@@ -133,4 +134,6 @@ def test_task_replays_with_plain_bash(tmp_path, runner):
     subprocess.run(["git", "-C", str(clone), "apply", "-"], input=task.patch, text=True, check=True)
     after = bash(task.eval_script, clone)
     assert after.returncode == 0, after.stdout + after.stderr
+    test_file = next(p for p in sorted(CASES[runner]()) if is_protected(p))
+    assert_test_edits_fail(clone, task, test_file, lambda script: bash(script, clone))
     shutil.rmtree(clone / "node_modules", ignore_errors=True)

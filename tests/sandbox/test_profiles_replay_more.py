@@ -1,6 +1,6 @@
 """Tasks in Java, C++, C (make), Ruby and PHP replay outside datagen.
 
-The consumer's path each time: a fresh clone of ``repos/<repo>.git`` at ``base_commit``, the
+The consumer's path each time: a fresh clone of the sealed ``envs/<env_id>.git`` at ``base_commit``, the
 task's ``setup_script``, its ``eval_script`` (fails), ``git apply`` of the patch, the
 ``eval_script`` again (passes). For CTest, make, RSpec, minitest and PHPUnit the task is made
 as ``datagen build tasks`` makes it (env built in the sandbox, baseline, the hand-made bug
@@ -26,8 +26,7 @@ from datagen.sandbox.select import bwrap_works, get_sandbox, untrusted_sandbox
 from datagen.synth.baseline import SuiteRunner, measure_baseline
 from datagen.synth.candidates import Candidate
 from datagen.synth.check import check_changes
-from datagen.synth.emit import commit_task
-from datagen.synth.gitrepo import TaskRepo
+from tests.sealed import assert_sealed, emit_sealed
 
 pytestmark = pytest.mark.slow
 SAMPLES = Path(__file__).parents[2] / "sample_data"
@@ -68,10 +67,9 @@ def validated_task(root: Path, runner: str, src: Path, bug: Bug) -> TaskRecord:
     changes = _broken(src, bug)
     verdict = check_changes(suite, base, changes, [], 1)
     assert verdict.kept, verdict.reason
-    git = TaskRepo(root / "out" / "repos" / f"{src.name}.git")
-    clean = git.commit_folder(src, "clean source")
     c = Candidate(src.name, "hand_made_v1", "procedural", f"{bug[0]}::x", 0, changes)
-    task = commit_task(git, clean, c, verdict, f"repos/{src.name}.git", runner, base).record
+    task = emit_sealed(root, src, c, verdict, runner, base)
+    assert_sealed(root / "out" / task.repo_path, task, root)
     assert task.runner == runner and task.FAIL_TO_PASS and task.PASS_TO_PASS
     assert not re.search(r"^\s*(python3? -m )?datagen\b", task.setup_script + task.eval_script, re.M)
     return task

@@ -98,6 +98,15 @@ NEW_CONFTEST = "diff --git a/conftest.py b/conftest.py\nnew file mode 100644\n--
     (SKIP, (), ("forbidden_skips_tests", "calc.py: import pytest; pytest.skip('no', allow_module_level=True)")),
     (NEW_CONFTEST, (), ("forbidden_edits_tests", "conftest.py")),
     (FIX, ("calc.py",), ("forbidden_edits_tests", "calc.py")),  # a task's own test file
+    (FIX.replace("calc.py", "calc/calc_test.go"), (), ("forbidden_edits_tests", "calc/calc_test.go")),
+    (FIX.replace("calc.py", "src/test/java/CalcT.java"), (), ("forbidden_edits_tests", "src/test/java/CalcT.java")),
+    (FIX.replace("calc.py", "spec/calc_spec.rb"), (), ("forbidden_edits_tests", "spec/calc_spec.rb")),
+    (FIX.replace("calc.py", "jest.config.js"), (), ("forbidden_edits_tests", "jest.config.js")),
+    (FIX.replace("calc.py", "tests/api.rs"), (), ("forbidden_edits_tests", "tests/api.rs")),
+    (FIX.replace("calc.py", "lib/calc.test.ts"), (), ("forbidden_edits_tests", "lib/calc.test.ts")),
+    (FIX.replace("calc.py", "phpunit.xml.dist"), (), ("forbidden_edits_tests", "phpunit.xml.dist")),
+    (FIX.replace("calc.py", "src/lib.rs").replace("+    return a + b", "+#[ignore]"), (),
+     ("forbidden_skips_tests", "src/lib.rs: #[ignore]")),
 ])
 def test_forbidden_operations(diff, extra, expected):
     assert forbidden_operation(diff, extra) == expected

@@ -185,3 +185,16 @@ def test_harbor_export_grades_like_the_grader(calc_pool, rows, tmp_path):
             subprocess.run(["bash", str(task / "solution/solve.sh")], env=run_env, check=True)
         subprocess.run(["bash", str(task / "tests/test.sh")], env=run_env, check=True, capture_output=True)
         assert (logs / "verifier" / "reward.txt").read_text().strip() == expect
+
+
+def test_a_patch_that_adds_or_deletes_tests_is_unresolved(grader, rows):
+    """The gold fix plus a new conftest.py (it could deselect every test), or plus a deleted
+    test file: unresolved, whatever the tests then say."""
+    gold = rows["calc__add"]["patch"]
+    conftest = ("diff --git a/tests/conftest.py b/tests/conftest.py\nnew file mode 100644\n--- /dev/null\n"
+                "+++ b/tests/conftest.py\n@@ -0,0 +1 @@\n+collect_ignore = []\n")
+    deleted = ("diff --git a/tests/test_sub.py b/tests/test_sub.py\ndeleted file mode 100644\n"
+               "--- a/tests/test_sub.py\n+++ /dev/null\n@@ -1 +0,0 @@\n-x\n")
+    for extra, reason in ((conftest, "forbidden_edits_tests"), (deleted, "forbidden_deletes_tests")):
+        code, body = grade(grader, "calc__add", gold + extra)
+        assert (code, body["status"], body["reward"], body["reason"]) == (200, "unresolved", 0.0, reason), body

@@ -107,7 +107,7 @@ BASE_SETS = (
     f"env.inherit_site_packages=[{SITE}]",
     "synth.strategies=[py_op_change_v1,py_compare_change_v1]",
     "synth.families=[procedural,history,combine]",
-    "synth.combine_tasks=2",
+    "synth.combine_share=0.2",
     "validation.test_timeout_s=60",
 )
 

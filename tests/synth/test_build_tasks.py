@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -17,6 +18,7 @@ from typer.testing import CliRunner
 from datagen.cli.app import app
 from datagen.records.tasks import TaskRecord
 from datagen.synth.statements import MIN_QUOTED_LINE, added_lines
+from tests.sealed import assert_sealed, envs_digest
 from tests.synth.buildkit import ROOT, SITE, make_minilib, read_tasks, run_build, sql, start_build
 
 pytestmark = pytest.mark.slow
@@ -32,7 +34,7 @@ def test_rows_are_task_records_with_lineage(built):
     for r in records:
         assert r.FAIL_TO_PASS and r.PASS_TO_PASS and r.base_commit and r.patch and r.bug_patch
         assert not set(r.FAIL_TO_PASS) & set(r.PASS_TO_PASS)
-        assert r.repo_path == "repos/minilib.git" and r.runner == "pytest"
+        assert re.fullmatch(r"envs/[0-9a-f]{16}\.git", r.repo_path) and r.runner == "pytest"
         assert r.statement_style == "template" and r.problem_statement.strip()
         assert r.changed_lines >= 1 and r.relevant_files
         assert {t.split("::")[0] for t in r.FAIL_TO_PASS} <= set(r.relevant_files)
@@ -121,10 +123,42 @@ def test_replay_outside_datagen(built, tmp_path):
         assert applied.returncode == 0, applied.stderr
         after = _pytest(clone, [*f2p, *p2p])
         assert all(after.get(t) for t in f2p + p2p), (task["instance_id"], after)
-        # and the bug patch applies (forward) on the clean commit the fix restores
-        clean = tmp_path / f"clean{k}"
-        _git(tmp_path, "clone", "-q", str(built.out / task["repo_path"]), str(clean))
-        assert _git(clean, "apply", "--check", input=task["bug_patch"]).returncode == 0
+        # and the bug patch applies (forward) on the fixed tree
+        assert _git(clone, "apply", "--check", input=task["bug_patch"]).returncode == 0
+
+
+def test_environments_are_sealed(built, tmp_path):
+    """Every task of a real build (mutations, a mined commit, combined bugs), cloned as the
+    docs say: one root commit, an opaque branch, no object of the fixed files, no strategy
+    or entity name anywhere the agent looks; no other repository in the output."""
+    records = [TaskRecord.model_validate(r) for r in read_tasks(built.out)]
+    assert {"history_revert_v1", "combine_files_v1"} <= {r.strategy for r in records}
+    entities = dict(sql(built.out, "SELECT instance_id, entity FROM tasks"))
+    for k, r in enumerate(records):
+        scratch = tmp_path / str(k)
+        scratch.mkdir()
+        names = tuple(e.rsplit("::", 1)[-1] for e in entities[r.instance_id].split(";") if e)
+        assert_sealed(built.out / r.repo_path, r, scratch, names)
+    assert len(list((built.out / "envs").iterdir())) == len(records)
+    assert not (built.out / "repos").exists()
+
+
+def test_statements_count_the_rows_and_are_unique(built):
+    """Each template statement's count is the row's FAIL_TO_PASS; it lists the first tests by
+    name and counts the rest; no two tasks share a statement."""
+    rows = read_tasks(built.out)
+    for r in rows:
+        text, f2p = r["problem_statement"], r["FAIL_TO_PASS"]
+        (count,) = re.findall(r"(\d+) tests? of its suite fails?", text)
+        assert int(count) == len(f2p), (r["instance_id"], count, len(f2p))
+        listed = re.findall(r"^- `([^`]+)`$", text, re.M)
+        more = re.findall(r"^- and (\d+) more$", text, re.M)
+        assert listed == f2p[:len(listed)] and len(listed) + sum(map(int, more)) == len(f2p), r["instance_id"]
+    texts = [" ".join(r["problem_statement"].split()) for r in rows]
+    assert len(set(texts)) == len(texts)
+    dups = sql(built.out, "SELECT reason, duplicate_of FROM candidates WHERE reason LIKE 'duplicate_%' "
+               "AND duplicate_of IS NOT NULL")
+    assert all(d in {r["instance_id"] for r in rows} for _, d in dups)
 
 
 def test_patches_unique_and_statements_do_not_leak(built):
@@ -142,8 +176,7 @@ def test_deterministic(built, minilib, synth_cache, tmp_path):
     proc = run_build([minilib], again, synth_cache)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert (again / "tasks.jsonl").read_bytes() == (built.out / "tasks.jsonl").read_bytes()
-    refs = lambda out: _git(out / "repos" / "minilib.git", "for-each-ref", "--format=%(refname) %(objectname)").stdout  # noqa: E731
-    assert refs(again) == refs(built.out)
+    assert envs_digest(again) == envs_digest(built.out)
 
 
 def test_resume_after_sigkill(built, minilib, synth_cache, tmp_path):
@@ -191,6 +224,7 @@ def test_same_change_from_two_strategies(tmp_path, synth_cache):
     repo = make_minilib(tmp_path / "greet", {"minilib/text.py": GREET, "tests/test_text.py": TEST_GREET})
     out = tmp_path / "out"
     proc = run_build([repo], out, synth_cache, "synth.families=[procedural]", "synth.seeds_per_pair=4",
+                     "synth.max_candidates_per_entity=8",
                      "synth.strategies=[py_constant_change_v1,py_default_arg_v1]")
     assert proc.returncode == 0, proc.stderr[-3000:]
     rows = sql(out, "SELECT candidate_id, status, reason FROM candidates WHERE entity = 'minilib/text.py::greet'")
@@ -208,3 +242,13 @@ def test_a_repo_skipped_before_its_profile_is_listed_under_its_language(tmp_path
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert sql(out, "SELECT repo, status, reason, language FROM repo_baselines") == [
         ("wordfreq-c", "skipped", "license:GPL-3.0", "c")]
+
+
+def test_no_function_gives_more_than_its_quota(built):
+    """synth.max_tasks_per_entity (2): a function's further validated candidates are recorded
+    as entity_quota; a combined task changes two or more files and functions."""
+    per = sql(built.out, "SELECT entity, count(*) FROM tasks WHERE strategy != 'combine_files_v1' AND entity != '' "
+              "GROUP BY entity")
+    assert per and max(n for _, n in per) <= 2
+    combined = sql(built.out, "SELECT entity, changed_files, hunks FROM tasks WHERE strategy = 'combine_files_v1'")
+    assert combined and all(len(e.split(";")) >= 2 and files >= 2 and h >= 2 for e, files, h in combined)

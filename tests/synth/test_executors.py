@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.builds.executorkit import jobs, manifest_rows, slurm_env, wait_for_queue
-from tests.conftest import git
+from tests.sealed import envs_digest
 from tests.synth.buildkit import build_args, read_tasks
 from tests.synth.conftest import cli_build
 
@@ -28,8 +28,7 @@ TABLES = {"candidates": ("sandbox_s",), "tasks": (), "repo_baselines": ("suite_s
 def assert_same_build(a: Path, b: Path) -> None:
     assert read_tasks(a), "the reference build kept no task"
     assert (a / "tasks.jsonl").read_bytes() == (b / "tasks.jsonl").read_bytes()
-    refs = [git(out / "repos" / "minilib.git", "for-each-ref", "--format=%(refname) %(objectname)") for out in (a, b)]
-    assert refs[0] == refs[1]
+    assert envs_digest(a) == envs_digest(b)
     assert manifest_rows(a, TABLES) == manifest_rows(b, TABLES)
 
 

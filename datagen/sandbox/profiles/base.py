@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 from datagen.errors import SkipItem
 from datagen.records.env import EnvPlan
+from datagen.sandbox.protect import guard_lines
 
 if TYPE_CHECKING:
     from datagen.config.sandbox import EnvConfig, SandboxLimits
@@ -196,11 +197,14 @@ class Profile:
         return _script("Installs what the task's tests need (may use the network).", plan,
                        self.setup_commands(plan))
 
-    def eval_script(self, plan: EnvPlan, tests: list[str]) -> str:
+    def eval_script(self, plan: EnvPlan, tests: list[str], base_commit: str = "") -> str:
         """A bash script run in the repo's checkout: runs ``tests`` (FAIL_TO_PASS +
-        PASS_TO_PASS) with the repo's own tools, offline; exit 0 only when all of them pass."""
+        PASS_TO_PASS) with the repo's own tools, offline; exit 0 only when all of them pass.
+        With the task's ``base_commit`` it first fails (exit 3) a checkout whose test files
+        or test config differ from the task's (``sandbox.protect``)."""
+        guard = guard_lines(base_commit) if base_commit else []
         return _script("Runs the task's FAIL_TO_PASS and PASS_TO_PASS tests; exit 0 only when all pass.",
-                       plan, self.eval_commands(plan, sorted(set(tests))))
+                       plan, [*guard, *self.eval_commands(plan, sorted(set(tests)))])
 
 
 def _script(what: str, plan: EnvPlan, lines: list[str]) -> str:
