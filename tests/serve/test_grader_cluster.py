@@ -184,3 +184,52 @@ def test_adapters_wait_for_a_place_instead_of_503(cluster):
     for t in busy:
         t.join(120)
     assert (code, body) == (200, 0.0) and health(cluster)["active"] == 0
+
+
+class ByteTokenizer:
+    """The policy's tokenizer, which cannot exist here (no model): ids are the UTF-8 bytes."""
+
+    @staticmethod
+    def encode(text: str) -> list[int]:
+        return list(text.encode())
+
+    @staticmethod
+    def decode(ids, skip_special_tokens: bool = True) -> str:
+        return bytes(int(i) for i in ids).decode()
+
+
+def test_verl_reward_manager_scores_through_compute_score(cluster, verl_rows, calc_pool, monkeypatch):
+    """verl 0.7.1's own reward path: ``get_custom_reward_fn`` loads ``clients.compute_score``
+    by file path and ``NaiveRewardManager`` calls it on a decoded batch, as verl's trainer
+    does; the grader is reached with the token in the URL."""
+    pytest.importorskip("verl.workers.reward_manager.naive", reason="verl 0.7.1 (.ci/run installs it --no-deps)")
+    import numpy as np
+    import torch
+    from omegaconf import OmegaConf
+    from verl import DataProto
+    from verl.trainer.ppo.reward import get_custom_reward_fn
+    from verl.workers.reward_manager.naive import NaiveRewardManager
+
+    from datagen.serve import clients
+
+    monkeypatch.setenv(clients.GRADER_URL_ENV, base(cluster))
+    score_fn = get_custom_reward_fn(OmegaConf.create(
+        {"reward": {"custom_reward_function": {"path": clients.__file__, "name": "compute_score"}}}))
+    gold = {r["task_id"]: r["patch"] for r in pq.read_table(next((calc_pool / "data").glob("train-*"))).to_pylist()}
+    rows = [verl_rows["calc__add"], verl_rows["calc__mul"]]
+    answers = [fenced(gold["calc__add"]), "I could not find the bug."]
+    prompts = [ByteTokenizer.encode("fix it: ") for _ in rows]
+    responses = [ByteTokenizer.encode(a) for a in answers]
+    width_p, width_r = max(map(len, prompts)), max(map(len, responses))
+    p = torch.tensor([[0] * (width_p - len(x)) + x for x in prompts])  # prompts left-padded, responses right
+    r = torch.tensor([x + [0] * (width_r - len(x)) for x in responses])
+    mask = torch.tensor([[0] * (width_p - len(a)) + [1] * len(a) + [1] * len(b) + [0] * (width_r - len(b))
+                         for a, b in zip(prompts, responses, strict=True)])
+    batch = DataProto.from_dict(
+        tensors={"prompts": p, "responses": r, "attention_mask": mask},
+        non_tensors={"data_source": np.array([x["data_source"] for x in rows], dtype=object),
+                     "reward_model": np.array([x["reward_model"] for x in rows], dtype=object),
+                     "extra_info": np.array([dict(x["extra_info"]) for x in rows], dtype=object)})
+    out = NaiveRewardManager(ByteTokenizer(), num_examine=0, compute_score=score_fn)(batch, return_dict=True)
+    rewards = out["reward_tensor"].sum(dim=-1).tolist()
+    assert rewards == [1.0, 0.0] and out["reward_extra_info"]["status"] == ["resolved", "patch_failed"]
