@@ -6,19 +6,26 @@ parsing (a fenced or raw diff), the same forbidden-edit checks, the same working
 in the sandbox on the repo's environment and the same hint for a failed attempt. This
 module only keeps the environments warm (``environment``: the one place that reaches a
 task's environment), bounds the work (``-w`` sandboxes at once, a queue behind them, 503
-with ``Retry-After`` when it is full) and speaks the trainers' wire formats:
+with ``Retry-After`` when it is full; the adapters' requests wait for a place instead, up
+to ``queue_wait_s``), cancels a grade whose clients have all closed their connections
+(its sandbox killed), lets an identical request join a running grade, and speaks the
+trainers' wire formats:
 
 - ``POST /v1/grade {instance_id, patch, timeout_s?}`` -> ``GradeResult``;
+- ``POST /seed_session``, ``POST /aggregate_metrics``: NeMo-Gym's session seed (nothing
+  to keep) and its metrics over the ``/verify`` answers (``aggregate``);
 - ``POST /verify``: NeMo-Gym's verify body (``responses_create_params``, ``response``)
-  answered with the body plus ``reward``;
+  answered with the body plus ``reward`` and ``resolved`` (``mask_sample`` on an
+  ``infra_error``);
 - ``POST /slime/remote_rm``: slime's ``remote_rm`` body (``prompt, response, label``),
   answered with the reward as a bare number;
 - ``POST /openrlhf/reward``: OpenRLHF's reward-URL batch (``query, prompts, labels``),
   answered with ``{rewards, scores, extra_logs}``.
 
 ``infra_error`` (the environment or the sandbox failed, not the patch) has no reward: the
-native route says so with ``reward: null``, the adapters (whose formats have no way to
-mask a sample) answer 502 so the trainer's client retries or fails loudly, never a 0.
+native route says so with ``reward: null``, NeMo-Gym's with ``mask_sample``, slime's and
+OpenRLHF's (whose formats have no way to mask a sample) answer 502 so the trainer's client
+retries or fails loudly, never a 0.
 """
 
 from __future__ import annotations
@@ -182,11 +189,15 @@ class Grader:
         with self._lock:
             lock = self._env_locks.setdefault(instance_id, threading.Lock())
         with lock:
-            if instance_id not in self._prepared:
-                task, base = self.tasks[instance_id]
-                scratch = self.root / re.sub(r"[^\w.-]", "_", instance_id)
-                self._prepared[instance_id] = self.scorer._lay_out(task, base, scratch)
-            return self._prepared[instance_id]
+            if instance_id in self._prepared:
+                return self._prepared[instance_id]
+            task, base = self.tasks[instance_id]
+            scratch = self.root / re.sub(r"[^\w.-]", "_", instance_id)
+            prep = self.scorer._lay_out(task, base, scratch)
+            scope = CancelScope.current()
+            if scope is None or not scope.cancelled:  # a build cut short by a cancel is not kept
+                self._prepared[instance_id] = prep
+            return prep
 
     def warm(self) -> None:
         """Build every task's environment now (the first grade then costs no setup)."""

@@ -119,17 +119,19 @@ def test_every_client_gets_rewards_with_the_token_in_the_path(cluster, verl_rows
     assert TOKEN not in cluster.output()  # the token never reaches the server's log
 
 
-def send_and_close(port: int, path: str, body: dict, after_s: float) -> None:
-    """A client that sends a request and closes its socket ``after_s`` later, unanswered."""
+def send_and_close(port: int, path: str, body: dict, after_s: float) -> float:
+    """A client that sends a request and closes its socket ``after_s`` later, unanswered;
+    returns when it closed it (``time.monotonic()``)."""
     data = json.dumps(body).encode()
     with socket.create_connection(("127.0.0.1", port)) as sock:
         sock.sendall(f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
                      f"Content-Length: {len(data)}\r\n\r\n".encode() + data)
         time.sleep(after_s)
+    return time.monotonic()
 
 
-def wait_idle(server: Server, within_s: float) -> float:
-    start = time.monotonic()
+def wait_idle(server: Server, within_s: float, start: float) -> float:
+    """Seconds from ``start`` until the server has no grade running (fails past ``within_s``)."""
     while time.monotonic() - start < within_s:
         if health(server)["active"] == 0:
             return time.monotonic() - start
@@ -137,16 +139,21 @@ def wait_idle(server: Server, within_s: float) -> float:
     raise AssertionError(f"worker still busy after {within_s} s: {health(server)}")
 
 
-def test_a_client_that_hangs_up_frees_its_worker_and_identical_requests_join(cluster):
+def test_a_client_that_hangs_up_frees_its_worker_and_identical_requests_join(cluster, calc_pool):
     slow = hostile("import time\ntime.sleep(25)\nreturn a + b")  # a grade that would take 25 s
     before = health(cluster)
     # 3 s in, the sandbox is running the tests (the environment is warm from the test before)
-    send_and_close(cluster.port, f"/t/{TOKEN}/slime/remote_rm", {"label": "calc__add", "response": slow}, 3.0)
-    assert health(cluster)["active"] == 1 or health(cluster)["cancelled"] > before["cancelled"]
-    freed = wait_idle(cluster, 2.0)
+    closed = send_and_close(cluster.port, f"/t/{TOKEN}/slime/remote_rm", {"label": "calc__add", "response": slow},
+                            3.0)
+    freed = wait_idle(cluster, 2.0, closed)
     after = health(cluster)
     assert after["cancelled"] == before["cancelled"] + 1 and freed < 2.0, (after, freed)
     print(f"worker freed {freed:.2f} s after the client hung up")
+    gold = pq.read_table(next((calc_pool / "data").glob("train-*"))).to_pylist()
+    fix = next(r["patch"] for r in gold if r["task_id"] == "calc__add")
+    code, body, _ = request(cluster.port, f"/t/{TOKEN}/v1/grade", {"instance_id": "calc__add", "patch": fix},
+                            timeout=120)
+    assert (code, body["status"]) == (200, "resolved")  # the task still grades (a cut-short build is not kept)
 
     # two identical requests at once: one grade, both answered
     results: list[tuple[int, object]] = []
