@@ -53,7 +53,9 @@ def grader_command(
     port: Annotated[int, typer.Option("--port", "-p")] = 8765,
     workers: Annotated[int, typer.Option("--workers", "-w", help="Sandboxes grading at once.")] = 2,
     queue: Annotated[int, typer.Option("--queue", help="Grades waiting beyond those; more are 503.")] = 8,
-    timeout_s: Annotated[float, typer.Option("--timeout-s", help="Longest test run (a request may ask less).")] = 300,
+    timeout_s: Annotated[float, typer.Option(
+        "--timeout-s", help="Longest test run (a request may ask less). With --queue-wait-s it has to fit under the "
+        "client's timeout: slime 120 s (e.g. 60 + 45), OpenRLHF 180 s (120 + 50); see docs/rl.md.")] = 300,
     token_file: TokenFile = None,
     max_patch_kb: Annotated[int, typer.Option("--max-patch-kb", help="Larger request bodies are 413.")] = 512,
     recipe: Annotated[str | None, typer.Option("--recipe", "-r", help="Sandbox and env recipe "
