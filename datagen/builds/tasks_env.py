@@ -20,6 +20,7 @@ from datagen.builds.repo_stage import store_json
 from datagen.builds.tasks_sandbox import baseline_path, run_limits
 from datagen.config.tasks import TasksRecipe
 from datagen.sandbox.env import EnvManager, load_plan
+from datagen.sandbox.profiles.registry import get_profile
 from datagen.synth.env_repair import REPAIRABLE, Failure, repair, try_plan
 
 
@@ -28,7 +29,7 @@ def repair_envs(cfg: TasksRecipe, states, work: Path, teacher, console: Console)
     from datagen.sandbox.select import untrusted_sandbox
 
     todo = [s for s in states if s.baseline is not None and s.baseline.reason in REPAIRABLE
-            and s.row.runner == "pytest" and not (cfg.env.plan or cfg.env.overrides.get(s.repo.name))
+            and get_profile(s.row.runner).repairable and not (cfg.env.plan or cfg.env.overrides.get(s.repo.name))
             and not (work / "env-repairs" / f"{s.repo.name}.json").exists()]
     if not todo or teacher is None or not cfg.env.repair_rounds:
         return False
@@ -44,8 +45,8 @@ def repair_envs(cfg: TasksRecipe, states, work: Path, teacher, console: Console)
         failure = Failure(s.baseline.reason, s.baseline.detail, info.get("log_tail", ""), info.get("failed_step", ""))
         console.print(f"[cyan]env repair[/] {name}: {failure.kind} ({cfg.env.repair_rounds} rounds at most)")
 
-        def attempt(candidate, src=src, name=name):
-            return try_plan(manager, src, name, candidate, sandbox, run_limits(cfg), work / "scratch")
+        def attempt(candidate, src=src, name=name, runner=s.row.runner):
+            return try_plan(manager, src, name, candidate, sandbox, run_limits(cfg), work / "scratch", runner)
 
         result = repair(name, src, plan, failure, teacher, cfg.env.repair_rounds, attempt)
         store_json(work / "env-repairs" / f"{name}.json",

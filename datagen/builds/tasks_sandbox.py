@@ -86,10 +86,11 @@ class _TasksStage(RepoStage):
         repo's profile. Raises ``SkipItem`` when the environment cannot be built."""
         work = Path(self.work)
         src, runner = work / "src" / repo, self.runners[repo]
-        if runner == "pytest":  # Python envs keep a record per repo for the repo_envs table
+        profile = get_profile(runner)
+        if profile.keeps_env_record:  # EnvManager's envs keep a record per repo for the repo_envs table
             env = as_profile_env(runner, *self._env(repo, src, sandbox))
         else:
-            env = ensure_env(get_profile(runner), src, self.cfg.env, sandbox, self.cfg.sandbox.limits)
+            env = ensure_env(profile, src, self.cfg.env, sandbox, self.cfg.sandbox.limits)
         scratch = work / "scratch"
         scratch.mkdir(parents=True, exist_ok=True)
         ro = tuple(Path(p) for p in self.cfg.sandbox.ro_paths)

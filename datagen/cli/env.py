@@ -1,8 +1,11 @@
-"""``datagen env plan|build|dockerfile REPO``: a repo's environment plan by hand.
+"""``datagen env plan|build|dockerfile REPO``: a repo's environment plan by hand, for a repo
+of any profile (pytest, node, go, cargo, maven, ctest, rspec, phpunit, ...).
 
-The plan is the one ``datagen build tasks`` would use (the tasks recipe's ``env`` section,
-``--set`` overrides included): a user's plan file (``env.plan`` / ``env.overrides``), else
-the rules'. Save ``plan``'s output, edit it, and pass it back with ``--set env.plan=FILE``.
+The profile is the one ``datagen build tasks`` detects (``--runner`` names another), and the
+plan the one it would use (the tasks recipe's ``env`` section, ``--set`` overrides included):
+for a profile whose env is ``EnvManager``'s (Python), a user's plan file (``env.plan`` /
+``env.overrides``) else the rules'; save ``plan``'s output, edit it, and pass it back with
+``--set env.plan=FILE``. Other profiles' plans are their rules'.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ app = typer.Typer(help="Environment plans: print, build and test, or render one 
 
 _SET = typer.Option(None, "--set", help="Override: --set env.plan=plan.json --set 'env.pythons=[python3.12]'")
 _RECIPE = typer.Option(None, "--recipe", "-r", help="a tasks recipe (default: the bundled tasks.yaml)")
+_RUNNER = typer.Option(None, "--runner", help="the repo's profile (default: the one the tasks build detects)")
 
 
 def _manager(recipe: Path | None, set_: list[str] | None, sandbox_needed: bool = True):
@@ -36,9 +40,30 @@ def _repo(path: Path) -> Path:
     return path.resolve()
 
 
+def _profile(src: Path, runner: str | None):
+    """The named profile, else the first that claims the repo (the tasks build's detection
+    over the working copy's files, ``.git`` left out); UserError when none does."""
+    from datagen.errors import UserError
+    from datagen.sandbox.profiles.registry import detect_profile, get_profile
+
+    if runner:
+        return get_profile(runner)
+    paths = sorted(p.relative_to(src).as_posix() for p in src.rglob("*")
+                   if p.is_file() and ".git" not in p.relative_to(src).parts)
+    profile = detect_profile(src, paths)
+    if profile is None:
+        raise UserError(f"{src}: no profile runs this repo's tests (name one with --runner)")
+    return profile
+
+
+def _plan(profile, manager, src: Path):
+    """The plan the tasks build uses for the repo (``BaselineStage``'s choice)."""
+    return manager.plan(src, src.name) if profile.keeps_env_record else profile.plan(src)
+
+
 @app.command("plan")
 def plan_command(repo: Path = typer.Argument(..., help="the repo's working copy"), recipe: Path = _RECIPE,
-                 set_: list[str] = _SET) -> None:
+                 set_: list[str] = _SET, runner: str = _RUNNER) -> None:
     """Print the plan (JSON) the tasks build would use for REPO.
 
     Examples:
@@ -46,15 +71,18 @@ def plan_command(repo: Path = typer.Argument(..., help="the repo's working copy"
       datagen env plan ~/src/attrs > plan.json
 
       datagen env plan ~/src/attrs --set 'env.pythons=[python3.12,python3.11]'
+
+      datagen env plan sample_data/kvstore-go
     """
     src = _repo(repo)
+    profile = _profile(src, runner)
     _, manager = _manager(recipe, set_, sandbox_needed=False)
-    typer.echo(manager.plan(src, src.name).model_dump_json(indent=2))
+    typer.echo(_plan(profile, manager, src).model_dump_json(indent=2))
 
 
 @app.command("build")
 def build_command(repo: Path = typer.Argument(..., help="the repo's working copy"), recipe: Path = _RECIPE,
-                  set_: list[str] = _SET) -> None:
+                  set_: list[str] = _SET, runner: str = _RUNNER) -> None:
     """Build REPO's env from its plan (in the sandbox, network on), run its suite once and
     print what happened: each step, then the test counts. Exits 1 when the env fails or no
     test passes.
@@ -64,25 +92,35 @@ def build_command(repo: Path = typer.Argument(..., help="the repo's working copy
       datagen env build ~/src/attrs
 
       datagen env build ~/src/attrs --set env.plan=plan.json
+
+      datagen env build sample_data/ringbuf-rs --set env.cache_dir=/tmp/envs
     """
     from datagen.builds.tasks_sandbox import run_limits
     from datagen.sandbox.env import EnvSetupError
+    from datagen.sandbox.runners import ensure_env
     from datagen.synth.baseline import SuiteRunner
 
     src = _repo(repo)
+    profile = _profile(src, runner)
+    if missing := profile.missing_tool():
+        typer.secho(f"{profile.name}: {missing}", fg="red")
+        raise typer.Exit(1)
     cfg, manager = _manager(recipe, set_)
-    plan = manager.plan(src, src.name)
+    plan = _plan(profile, manager, src)
     try:
-        env = manager.ensure(src, retry_failed=True, plan=plan, name=src.name)
+        if profile.keeps_env_record:
+            env = manager.ensure(src, retry_failed=True, plan=plan, name=src.name)
+        else:
+            env = ensure_env(profile, src, cfg.env, manager.sandbox, cfg.sandbox.limits, retry_failed=True, plan=plan)
     except EnvSetupError as exc:
-        _print_attempt(manager, src, plan)
+        _print_attempt(profile, manager, src, plan)
         typer.secho(f"env failed at {exc.step or 'a step'}: {exc}", fg="red")
         typer.echo(exc.log_tail[-2000:])
         raise typer.Exit(1) from None
-    _print_attempt(manager, src, plan)
+    _print_attempt(profile, manager, src, plan)
     scratch = manager.cache_dir / "scratch"
     scratch.mkdir(parents=True, exist_ok=True)
-    run = SuiteRunner("pytest", src, manager.sandbox, run_limits(cfg), env, scratch).run()
+    run = SuiteRunner(profile.name, src, manager.sandbox, run_limits(cfg), env, scratch).run()
     counts: dict[str, int] = {}
     for status in run.results.values():
         counts[status] = counts.get(status, 0) + 1
@@ -92,7 +130,15 @@ def build_command(repo: Path = typer.Argument(..., help="the repo's working copy
         raise typer.Exit(1)
 
 
-def _print_attempt(manager, src: Path, plan) -> None:
+def _print_attempt(profile, manager, src: Path, plan) -> None:
+    """Each step with its outcome and time where the env keeps them (``EnvManager``'s), else
+    the plan's steps and notes."""
+    if not profile.keeps_env_record:
+        for step in plan.install:
+            typer.echo(f"  step  {step.name}: {step.origin or '-'}")
+        for note in plan.notes:
+            typer.echo(f"  note: {note}")
+        return
     attempt = manager.attempt_of(src, plan) or {}
     for step in attempt.get("steps", []):
         mark = "ok " if step["ok"] else "FAIL"
@@ -103,15 +149,18 @@ def _print_attempt(manager, src: Path, plan) -> None:
 
 @app.command("dockerfile")
 def dockerfile_command(repo: Path = typer.Argument(..., help="the repo's working copy"), recipe: Path = _RECIPE,
-                       set_: list[str] = _SET) -> None:
-    """Print REPO's plan as a Dockerfile (build context: the repo), for container harnesses.
+                       set_: list[str] = _SET, runner: str = _RUNNER) -> None:
+    """Print REPO's plan as a Dockerfile (build context: the repo), for container harnesses:
+    the ecosystem's official image, the plan's variables, and the setup the task's
+    ``setup_script`` runs (Python's: pip steps one by one).
 
     Examples:
 
       datagen env dockerfile ~/src/attrs > Dockerfile && docker build -t attrs-env ~/src/attrs
-    """
-    from datagen.sandbox.profiles.python_docker import render_dockerfile
 
+      datagen env dockerfile sample_data/kvstore-go > Dockerfile
+    """
     src = _repo(repo)
+    profile = _profile(src, runner)
     _, manager = _manager(recipe, set_, sandbox_needed=False)
-    typer.echo(render_dockerfile(manager.plan(src, src.name), src.name), nl=False)
+    typer.echo(profile.dockerfile(_plan(profile, manager, src), src.name), nl=False)

@@ -32,7 +32,7 @@ class SynthConfig(StrictModel):
     strategies: list[str] = Field(default_factory=list, description="only these strategy names "
                                   "(empty: every registered one of the chosen families)")
     seeds_per_pair: int = Field(1, ge=1, description="seeds tried per (entity, strategy)")
-    max_candidates_per_entity: int = Field(4, ge=1, description="candidates one entity may be given; "
+    max_candidates_per_entity: int = Field(2, ge=1, description="candidates one entity may be given; "
                                            "they are drawn round-robin over files and entities, so each "
                                            "entity gets its first before any gets its second")
     max_candidates_per_repo: int = Field(5000, ge=1, description="the repo's candidate budget: single bugs "

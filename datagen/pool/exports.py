@@ -42,10 +42,12 @@ import pyarrow.parquet as pq
 
 from datagen.errors import UserError
 from datagen.pool.card import CardInfo, write_card
+from datagen.pool.harbor_env import BASE_TAG
 from datagen.pool.rows import PROMPTS, eval_script, reward_spec
 from datagen.records import ShardRow
 from datagen.records.base import arrow_schema
 from datagen.records.pool import PoolDropRow, PoolRow
+from datagen.sandbox.profiles.registry import get_profile
 
 SPLITS = ("train", "validation")
 _MSG = pa.list_(pa.struct([pa.field("role", pa.string()), pa.field("content", pa.string())]))
@@ -207,7 +209,6 @@ def _count_rows(path: Path) -> int:
 
 # -- Harbor task folders ---------------------------------------------------------------
 HARBOR_DIR = Path("exports") / "harbor"
-BASE_TAG = "datagen-base"  # the Dockerfile's commit of the task's source (its base_commit state)
 
 
 def harbor_name(row: PoolRow) -> str:
@@ -217,17 +218,15 @@ def harbor_name(row: PoolRow) -> str:
 
 def harbor_dockerfile(row: PoolRow, source: bytes, base_image: str | None = None) -> str | None:
     """The task's environment as a Dockerfile, rendered from the task's own ``EnvPlan``
-    (``datagen.pool.harbor_env``): the runner's toolchain image or ``base_image``, the
-    source at ``base_commit`` in ``/testbed`` as a git checkout (tagged ``datagen-base``),
-    the plan's install steps, a non-root agent. None when no image is known for the runner."""
+    (``datagen.pool.harbor_env``): the runner profile's image or ``base_image``, the source
+    at ``base_commit`` in ``/testbed`` as a git checkout tagged ``datagen-base``, the plan's
+    install, a non-root agent. None when the profile names no image and none is given."""
     from datagen.pool import harbor_env
 
-    plan = harbor_env.task_plan(row.runner, source)
-    image = base_image or harbor_env.base_image(plan)
-    if image is None:
-        return None
-    return harbor_env.render(plan, image).replace(
-        "commit -qm base", f"commit -qm base && git tag {BASE_TAG}", 1)
+    profile = get_profile(row.runner)
+    plan = harbor_env.task_plan(profile, source)
+    image = base_image or harbor_env.image_of(profile, plan)
+    return harbor_env.render(profile, plan, image) if image else None
 
 
 def _harbor_toml(row: PoolRow) -> str:
@@ -330,7 +329,7 @@ def harbor_task(row: PoolRow, folder: Path, prompts: Path = PROMPTS, base_image:
     except UserError as exc:  # a runner no profile knows
         return f"runner {row.runner!r}: {exc}"
     if dockerfile is None:
-        return f"no base image known for runner {row.runner!r} (give --base-image)"
+        return f"no container image for runner {row.runner!r} (its profile names none; give --base-image)"
     user = next((m.content for m in row.prompt if m.role == "user"), row.problem_statement)
     files = {
         "instruction.md": user.rstrip("\n") + "\n",

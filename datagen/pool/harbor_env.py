@@ -1,67 +1,36 @@
-"""A pool task's environment as a Dockerfile, from the task's own ``EnvPlan``.
+"""A pool task's environment as a Harbor Dockerfile, from the task's own ``EnvPlan``.
 
 The plan is the one ``datagen env plan`` makes for the task's source (the runner's profile
-reads the repo's own files); its install steps become ``RUN`` lines, the same steps in the
-same order as datagen's build ran them (``python_docker.install_lines``). The base image
-is the runner's toolchain image (``BASE_IMAGES``, the toolchain version the plan names
-when it names one), or the user's ``--base-image`` (pin it by digest,
-``image@sha256:...``, for builds that do not drift). A runner with no base image is not
-exported: the caller records the reason.
-
-The agent works as a non-root user (``agent``) in ``/testbed``; the verifier's
-``tests/test.sh`` checks the test files against ``base_commit`` itself.
+reads the repo's own files); the image and the tools it lacks are the profile's
+(``Profile.docker_image``, ``image_tools``: what ``datagen env dockerfile`` renders), or
+the user's ``--base-image`` (pin it by digest, ``image@sha256:...``). The install is the
+plan's: a Python plan's pip steps one by one (``python_docker.install_lines``), any other
+plan's ``setup_script`` as one heredoc ``RUN``, the same steps datagen's own build ran.
+The source at ``base_commit`` is a git checkout in ``/testbed`` whose one commit is tagged
+``datagen-base`` (what ``tests/test.sh`` checks the test files against), and the agent
+works as a non-root user (``agent``, uid 1000): the setup runs as root with ``HOME`` set to
+the agent's, and what it wrote (the checkout, ``$HOME``, ``$CARGO_HOME``, ``$GOPATH``) is
+then the agent's.
 """
 
 from __future__ import annotations
 
-import re
+import io
 import shlex
 import tarfile
 import tempfile
 from pathlib import Path
 
 from datagen.records.env import EnvPlan
+from datagen.sandbox.profiles._docker import HEREDOC, apt_install
 from datagen.sandbox.profiles.python_docker import install_lines, python_tag
 
-# profile -> (image, with {v} for the plan's toolchain version, the default version)
-BASE_IMAGES: dict[str, tuple[str, str]] = {
-    "pytest": ("python:{v}-slim", "3.11"),
-    "node": ("node:{v}-slim", "20"), "jest": ("node:{v}-slim", "20"), "vitest": ("node:{v}-slim", "20"),
-    "mocha": ("node:{v}-slim", "20"), "ava": ("node:{v}-slim", "20"),
-    "go": ("golang:{v}", "1.22"),
-    "cargo": ("rust:{v}-slim", "1"),
-    "maven": ("maven:3-eclipse-temurin-{v}", "17"), "gradle": ("gradle:8-jdk{v}", "17"),
-    "ctest": ("gcc:{v}", "13"), "make": ("gcc:{v}", "13"),
-    "rspec": ("ruby:{v}-slim", "3.3"), "minitest": ("ruby:{v}-slim", "3.3"),
-    "phpunit": ("php:{v}-cli", "8.3"),
-}
-# what a profile's steps need beyond its image (Debian packages)
-_APT = {"ctest": "cmake", "rspec": "build-essential", "minitest": "build-essential", "phpunit": "unzip"}
-_EXTRA = {"phpunit": ["COPY --from=composer:2 /usr/bin/composer /usr/bin/composer"]}
+BASE_TAG = "datagen-base"
 
 
-def base_image(plan: EnvPlan) -> str | None:
-    """The runner's toolchain image for ``plan`` (None: no image known for the runner)."""
-    if plan.profile not in BASE_IMAGES:
-        return None
-    image, default = BASE_IMAGES[plan.profile]
-    version = default
-    if plan.profile == "pytest":
-        tag = python_tag(plan)
-        version = tag if tag != "3" else default
-    elif m := re.search(r"(\d+(?:\.\d+)?)", plan.toolchain or ""):
-        version = m.group(1) if plan.profile in ("go", "rspec", "minitest", "phpunit") else m.group(1).split(".")[0]
-    return image.format(v=version)
-
-
-def task_plan(runner: str, source_tar: bytes) -> EnvPlan:
-    """The plan the runner's profile makes for the task's source (its ``source.tar``); the
-    profile's defaults when its rules cannot read the source (a note says so)."""
-    import io
-
-    from datagen.sandbox.profiles.registry import get_profile
-
-    profile = get_profile(runner)
+def task_plan(profile, source_tar: bytes) -> EnvPlan:
+    """The plan ``profile`` makes for the task's source (its ``source.tar``); the profile's
+    defaults, with a note, when its rules cannot read the source."""
     with tempfile.TemporaryDirectory(prefix="datagen-harbor-") as tmp:
         with tarfile.open(fileobj=io.BytesIO(source_tar)) as tar:
             tar.extractall(tmp, filter="data")
@@ -73,28 +42,41 @@ def task_plan(runner: str, source_tar: bytes) -> EnvPlan:
             return stub
 
 
-def render(plan: EnvPlan, image: str) -> str:
-    """The Dockerfile: ``image``, git, the source at ``base_commit`` (``source.tar``) in
-    ``/testbed`` as a git checkout, the plan's env and install steps, a non-root agent."""
-    apt = " ".join(["git", "ca-certificates", *([_APT[plan.profile]] if plan.profile in _APT else [])])
-    lines = [f"# the task's environment, from its datagen EnvPlan (profile {plan.profile})",
-             f"FROM {image}", *_EXTRA.get(plan.profile, []),
-             f"RUN apt-get update && apt-get install -y --no-install-recommends {apt} \\",
-             " && rm -rf /var/lib/apt/lists/*",
+def image_of(profile, plan: EnvPlan) -> str:
+    """The profile's image for ``plan`` ('' when it names none); Python's is python's slim
+    image at the plan's interpreter, as ``python_docker`` renders it."""
+    if profile.language == "python":
+        return f"python:{python_tag(plan)}-slim"
+    return profile.docker_image(plan)
+
+
+def render(profile, plan: EnvPlan, image: str) -> str:
+    """The Dockerfile (see the module docstring); the build context holds ``source.tar``."""
+    python = profile.language == "python"
+    lines = ["# syntax=docker/dockerfile:1",
+             f"# the task's environment, from its datagen EnvPlan (profile {plan.profile})",
+             f"FROM {image}", *([] if python else profile.image_tools(plan)),
+             apt_install("git", "ca-certificates"),
+             # the agent's user first: caches the setup fills under $HOME (~/.m2, ~/.gradle) are its
+             "RUN useradd -m -u 1000 agent 2>/dev/null || adduser -D -u 1000 agent",
+             "ENV HOME=/home/agent",
              "WORKDIR /testbed",
              "COPY source.tar /tmp/source.tar",
              "RUN tar -xf /tmp/source.tar -C /testbed && rm /tmp/source.tar \\",
              " && git init -q && git add -A \\",
-             " && git -c user.email=datagen@localhost -c user.name=datagen commit -qm base"]
-    if plan.profile == "pytest":
+             f" && git -c user.email=datagen@localhost -c user.name=datagen commit -qm base && git tag {BASE_TAG}"]
+    if python:
         lines.append("ENV PIP_NO_INPUT=1 PIP_DISABLE_PIP_VERSION_CHECK=1 PYTHONDONTWRITEBYTECODE=1")
     lines += [f"ENV {key}={shlex.quote(value)}" for key, value in sorted(plan.env.items())]
-    lines += install_lines(plan)
-    if plan.profile == "pytest":
-        if not any(s.kind == "requirements" and any("pytest" in a for a in s.args) for s in plan.install):
-            # datagen's own runs take pytest from the build's environment; the image needs its own
-            lines += ["# test runner: the eval script runs pytest", "RUN pip install pytest"]
-        lines.append("ENV PYTHONPATH=/testbed/src:/testbed")
-    lines += ["RUN useradd -m -u 1000 agent 2>/dev/null || adduser -D -u 1000 agent; chown -R 1000 /testbed",
+    if python:
+        # datagen's own runs take the test runner from the build's environment; the image needs its own
+        lines += [*install_lines(plan), "# the test runner the eval script calls", "RUN pip install pytest",
+                  "ENV PYTHONPATH=/testbed/src:/testbed"]
+    else:
+        for step in plan.install:
+            lines.append(f"# {step.name}: {step.origin or '-'} ({step.source})")
+        lines += [f"RUN <<'{HEREDOC}'", profile.setup_script(plan).rstrip("\n"), HEREDOC]
+    # the setup ran as root (system packages); what the agent's runs write to becomes the agent's
+    lines += ['RUN chown -R 1000 /testbed /home/agent ${CARGO_HOME:-} ${GOPATH:-} 2>/dev/null; true',
               "USER agent", ""]
     return "\n".join(lines)

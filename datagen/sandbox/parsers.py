@@ -253,7 +253,3 @@ def parse_cargo_test(text: str) -> TestResults:
         raise ReportError("no cargo test output")
     return results
 
-
-PARSERS = {"pytest": parse_pytest_junit, "node": parse_node_junit, "jest": parse_jest_json,
-           "vitest": parse_jest_json, "mocha": parse_mocha_json, "ava": parse_tap, "go": parse_go_json,
-           "cargo": parse_cargo_test}

@@ -58,8 +58,8 @@ def as_profile_env(runner: str, env: ProfileEnv | PythonEnv | None, plan: EnvPla
     if isinstance(env, PythonEnv):
         return ProfileEnv(runner, plan or EnvPlan(profile=runner), path=env.path, env=dict(env.env),
                           ro_paths=tuple(env.ro_paths), extra=env)
-    if runner == "pytest":
-        raise ValueError("pytest needs a PythonEnv")
+    if get_profile(runner).needs_built_env:
+        raise ValueError(f"{runner} needs the env its profile builds")
     return ProfileEnv(runner, EnvPlan(profile=runner))
 
 

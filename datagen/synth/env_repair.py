@@ -152,14 +152,15 @@ def apply_answer(plan: EnvPlan, answer: dict) -> EnvPlan:
 
 
 def try_plan(manager: EnvManager, src: Path, name: str, plan: EnvPlan, sandbox: Sandbox, limits,
-             scratch: Path) -> Failure | None:
-    """Build ``plan`` and run the suite once: None when at least one test passes."""
+             scratch: Path, runner: str) -> Failure | None:
+    """Build ``plan`` and run the suite once with the profile ``runner`` (one whose env is
+    ``EnvManager``'s): None when at least one test passes."""
     try:
         env: PythonEnv = manager.ensure(src, retry_failed=True, plan=plan, name=name)
     except EnvSetupError as exc:
         return Failure("env_setup_failed", str(exc), exc.log_tail, exc.step)
     scratch.mkdir(parents=True, exist_ok=True)
-    run = SuiteRunner("pytest", src, sandbox, limits, env, scratch).run()
+    run = SuiteRunner(runner, src, sandbox, limits, env, scratch).run()
     output = (run.run.stdout + run.run.stderr)[-4000:]
     if not run.results:
         return Failure("no_tests", run.report_error or "the runner reported no tests", output, "test run")

@@ -54,7 +54,7 @@ def test_teacher_rounds_until_a_plan_works(tmp_path, monkeypatch):
     plan = manager.plan(src)
 
     def attempt(p):
-        return try_plan(manager, src, "calc", p, sandbox, limits, tmp_path / "scratch")
+        return try_plan(manager, src, "calc", p, sandbox, limits, tmp_path / "scratch", "pytest")
 
     first = attempt(plan)
     assert first is not None and first.kind == "no_passing_tests"

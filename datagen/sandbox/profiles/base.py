@@ -91,6 +91,22 @@ class Profile:
     priority: ClassVar[int] = 100  # detection order: lower is asked first (ties: by name)
     report: ClassVar[str] = REPORT + ".xml"  # where a test run writes its report, in the working copy
     covers_lines: ClassVar[bool] = False  # per-test line coverage (``coverage``) is implemented
+    # The env is ``EnvManager``'s (``datagen/sandbox/env.py``): the recipe's user plans
+    # (``env.plan`` / ``env.overrides``) apply, each build attempt keeps its steps, and the tasks
+    # build keeps a record per repo (``envs/<repo>.json``) for the ``repo_envs`` table.
+    keeps_env_record: ClassVar[bool] = False
+    # The teacher's env repair (``synth/env_repair.py``) knows how to change this profile's plans.
+    repairable: ClassVar[bool] = False
+    # A test run needs the env ``ensure_env`` built (no run on the profile's defaults).
+    needs_built_env: ClassVar[bool] = False
+    # The Dockerfile's base image (``dockerfile``): the ecosystem's official image, ``{version}``
+    # the plan's toolchain (major.minor), and the image when the plan names no version.
+    image: ClassVar[str] = ""
+    image_default: ClassVar[str] = ""
+    # An exported task's container (Harbor) made from the source alone, without the plan: its
+    # base image and the RUN line that installs the repo's dependencies ('' : not exported).
+    export_image: ClassVar[str] = ""
+    export_install: ClassVar[str] = ""
 
     # --- detection -------------------------------------------------------------------------
     def detect(self, src: Path, paths: list[str]) -> bool:
@@ -190,6 +206,24 @@ class Profile:
         """Bash lines that run ``tests`` offline with the repo's own tools and exit non-zero
         unless every one of them passed."""
         raise NotImplementedError
+
+    def docker_image(self, plan: EnvPlan) -> str:
+        """The Dockerfile's base image for ``plan`` ('' when the profile names none)."""
+        from datagen.sandbox.profiles._docker import image_version
+
+        version = image_version(plan)
+        return self.image.format(version=version) if version and self.image else self.image_default
+
+    def image_tools(self, plan: EnvPlan) -> list[str]:
+        """Dockerfile lines after ``FROM`` that add the tools the base image lacks."""
+        return []
+
+    def dockerfile(self, plan: EnvPlan, repo: str = "repo") -> str:
+        """``plan`` as a Dockerfile (build context: the repo's working copy): the base image,
+        the plan's variables and the task's ``setup_script`` as its one RUN step."""
+        from datagen.sandbox.profiles._docker import render_dockerfile
+
+        return render_dockerfile(self, plan, repo)
 
     def setup_script(self, plan: EnvPlan) -> str:
         """A bash script run in the repo's checkout (``$REPO_DIR``, default the current

@@ -76,6 +76,7 @@ class CargoProfile(Profile):
     tools = {"cargo": "cargo", "rustc": "rustc"}
     priority = 50
     report = ".datagen-report.txt"
+    image, image_default = "rust:{version}", "rust:1"
 
     def detect(self, src: Path, paths: list[str]) -> bool:
         return (src / "Cargo.toml").is_file() and any(p.endswith(".rs") for p in paths)

@@ -72,6 +72,7 @@ class CMakeProfile(Profile):
     tools = {"cmake": "cmake", "ctest": "cmake", "c++": "g++", "make": "make"}
     priority = 60
     report = ".datagen-report.xml"
+    image_default = "gcc:13"  # gcc and make (the plan names cmake's version, not the compiler's)
 
     def detect(self, src: Path, paths: list[str]) -> bool:
         if not (src / "CMakeLists.txt").is_file():
@@ -126,6 +127,11 @@ class CMakeProfile(Profile):
         return []
 
     # --- replay -------------------------------------------------------------------------
+    def image_tools(self, plan: EnvPlan) -> list[str]:
+        from datagen.sandbox.profiles._docker import apt_install
+
+        return [apt_install("cmake")]
+
     def setup_commands(self, plan: EnvPlan) -> list[str]:
         return [f"{configure_build()} || exit 1"]
 

@@ -57,6 +57,7 @@ class GoProfile(Profile):
     tools = {"go": "golang-go"}
     priority = 40
     report = ".datagen-report.jsonl"
+    image, image_default = "golang:{version}", "golang:1"
 
     def detect(self, src: Path, paths: list[str]) -> bool:
         return (src / "go.mod").is_file() and any(p.endswith("_test.go") for p in paths)

@@ -31,7 +31,14 @@ from datagen.sandbox.profiles.base import (
     cached_env,
     copy_source,
 )
-from datagen.sandbox.profiles.maven import FAST_JVM, is_java_test_file, java_etc, java_plan_fields, java_request
+from datagen.sandbox.profiles.maven import (
+    FAST_JVM,
+    is_java_test_file,
+    java_etc,
+    java_major_of,
+    java_plan_fields,
+    java_request,
+)
 from datagen.sandbox.profiles.registry import register
 
 BUILD_FILES = ("build.gradle", "build.gradle.kts")
@@ -124,6 +131,10 @@ class GradleProfile(Profile):
         return java_test_files(tests)
 
     # --- replay -------------------------------------------------------------------------
+    def docker_image(self, plan: EnvPlan) -> str:
+        major = java_major_of(plan)
+        return f"gradle:jdk{major}" if major else "gradle:jdk21"
+
     def setup_commands(self, plan: EnvPlan) -> list[str]:
         return [f"{shlex.join(step.args)} || exit 1" for step in plan.install]
 

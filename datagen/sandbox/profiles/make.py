@@ -83,6 +83,7 @@ class MakeProfile(Profile):
     tools = {"make": "make", "cc": "gcc"}
     priority = 65
     report = ".datagen-report.tsv"
+    image_default = "gcc:13"  # gcc and make (the plan names no compiler version)
 
     def detect(self, src: Path, paths: list[str]) -> bool:
         makefile = makefile_of(src)

@@ -94,6 +94,14 @@ def java_plan_fields(request: str) -> dict:
             "toolchain_mismatch": mismatch}
 
 
+def java_major_of(plan: EnvPlan) -> int:
+    """The Java release of a JVM plan's image: the build's where the JDK here is older, else the
+    JDK the plan was measured with (0 when neither says)."""
+    if plan.toolchain_mismatch and (asked := release_major(plan.toolchain_request)):
+        return asked
+    return release_major(plan.toolchain.removeprefix("java"))
+
+
 def surefire_selection(tests: list[str]) -> str:
     """``-Dtest`` value for ids ``pkg.Class#method`` (parameter suffixes dropped) and ``pkg.Class``."""
     by_class: dict[str, set[str]] = {}
@@ -235,6 +243,10 @@ class MavenProfile(Profile):
         return java_test_files(tests)
 
     # --- replay -------------------------------------------------------------------------
+    def docker_image(self, plan: EnvPlan) -> str:
+        major = java_major_of(plan)
+        return f"maven:3-eclipse-temurin-{major}" if major else "maven:3-eclipse-temurin-21"
+
     def setup_commands(self, plan: EnvPlan) -> list[str]:
         classpath = shlex.join(["mvn", "-B", "-q", "test", *SETUP_RUN])
         offline = shlex.join(["mvn", "-o", "-B", "-q", "test", *SETUP_RUN])

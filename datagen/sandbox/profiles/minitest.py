@@ -54,6 +54,7 @@ class MinitestProfile(Profile):
     tools = {"ruby": "ruby"}
     priority = 75
     report = ".datagen-report.txt"
+    image, image_default = "ruby:{version}", "ruby:3"
 
     def detect(self, src: Path, paths: list[str]) -> bool:
         tests = [p for p in paths if p.startswith("test/") and p.endswith(".rb")]

@@ -103,6 +103,7 @@ class PHPUnitProfile(Profile):
     tools = {"php": "php-cli"}
     priority = 80
     report = ".datagen-report.xml"
+    image, image_default = "php:{version}-cli", "php:cli"
 
     def detect(self, src: Path, paths: list[str]) -> bool:
         configured = any((src / c).is_file() for c in CONFIGS) or "phpunit/phpunit" in composer_needs(src)
@@ -164,6 +165,12 @@ class PHPUnitProfile(Profile):
         return []
 
     # --- replay -------------------------------------------------------------------------
+    def image_tools(self, plan: EnvPlan) -> list[str]:
+        """Composer (its official image's binary) and what it unpacks packages with."""
+        from datagen.sandbox.profiles._docker import apt_install
+
+        return ["COPY --from=composer:2 /usr/bin/composer /usr/local/bin/composer", apt_install("git", "unzip")]
+
     def setup_commands(self, plan: EnvPlan) -> list[str]:
         if not plan.install:
             return []

@@ -115,6 +115,17 @@ class PytestProfile(Profile):
     priority = 10
     report = ".datagen-report.xml"
     covers_lines = True
+    keeps_env_record = repairable = needs_built_env = True  # EnvManager's PythonEnv
+    export_image = "python:3.11-slim"
+    export_install = ("RUN if [ -f requirements.txt ]; then pip install --no-cache-dir -r requirements.txt; fi \\\n"
+                      " && if [ -f pyproject.toml ] || [ -f setup.py ]; then pip install --no-cache-dir -e .; fi \\\n"
+                      " && pip install --no-cache-dir pytest")
+
+    def dockerfile(self, plan: EnvPlan, repo: str = "repo") -> str:
+        """pip steps one by one on python's image (``python_docker.py``)."""
+        from datagen.sandbox.profiles.python_docker import render_dockerfile
+
+        return render_dockerfile(plan, repo)
 
     def detect(self, src: Path, paths: list[str]) -> bool:
         """A file pytest collects by default (``test_*.py`` / ``*_test.py``): a Python helper

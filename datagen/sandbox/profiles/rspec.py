@@ -58,6 +58,7 @@ class RSpecProfile(Profile):
     tools = {"ruby": "ruby", "rspec": "ruby-rspec"}
     priority = 70
     report = ".datagen-report.json"
+    image, image_default = "ruby:{version}", "ruby:3"
 
     def detect(self, src: Path, paths: list[str]) -> bool:
         return any(p.endswith("_spec.rb") for p in paths)
