@@ -4,8 +4,11 @@ trainer's environment (verl, SkyRL, prime-rl workers) without datagen's server s
 - ``compute_score(data_source, solution_str, ground_truth, extra_info)``: a verl reward
   function (``custom_reward_function.path`` = this file, ``name`` = ``compute_score``)
   that grades the policy's answer on the grader (``$DATAGEN_GRADER_URL``);
-- ``PoolClient`` (claim / commit / release / status) and ``PoolDataSource``, an iterator
-  of instruction batches that commits each batch once the trainer asks for the next.
+- ``PoolClient`` (claim / commit / release / split / status) and ``PoolDataSource``, an
+  iterator of instruction batches that commits each batch once the trainer asks for the next;
+- ``PoolIndexSampler``: dataset indices in the pool's order, committed by ``update()``
+  after the step that used them, with ``state_dict`` / ``load_state_dict`` for torchdata's
+  checkpoints (verl's class around it: ``datagen.serve.verl_sampler``).
 
 Both send ``$DATAGEN_SERVE_TOKEN`` as the bearer token when it is set, and wait and retry
 when a server answers 503 (``Retry-After``) or cannot be reached for a moment.
