@@ -162,6 +162,7 @@ class PoolDataSource:
         self.consumer, self.batch_size, self.split = consumer, batch_size, split
         self.lease_s, self.run = lease_s, run
         self.pending: str | None = None
+        self.conflicts: list[str] = []
 
     def __iter__(self) -> Iterator[list[dict]]:
         while True:
@@ -174,10 +175,18 @@ class PoolDataSource:
             yield answer["instructions"]
 
     def commit(self) -> None:
-        """Mark the batch handed out last as used (also done by asking for the next)."""
+        """Mark the batch handed out last as used (also done by asking for the next). A 409
+        (its lease ended and someone else holds some of it) is logged and counted in
+        ``conflicts``: the trainer goes on, those instructions are someone else's now."""
         if self.pending is not None:
-            self.client.commit(self.pending)
-            self.pending = None
+            lease, self.pending = self.pending, None
+            try:
+                self.client.commit(lease)
+            except ServeError as exc:
+                if exc.status != 409:
+                    raise
+                log.warning("%s: lease %s not committed: %s", self.consumer, lease, exc.body)
+                self.conflicts.append(lease)
 
     def close(self) -> None:
         """Give an unused batch back."""

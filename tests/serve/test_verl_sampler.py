@@ -18,7 +18,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from datagen.pool import ledger
-from datagen.serve.clients import PoolClient, PoolIndexSampler
+from datagen.serve.clients import PoolClient, PoolDataSource, PoolIndexSampler
 from tests.pool.conftest import build_pool
 from tests.serve.conftest import ROOT, Server, env
 
@@ -116,7 +116,19 @@ def test_update_state_conflict_aside_and_len(tmp_path, caplog):
         batch = list(short)
         assert len(batch) == 8
         time.sleep(0.4)
-        client.claim("thief", 8, lease_s=60)
+        thief = client.claim("thief", 8, lease_s=60)
         with caplog.at_level(logging.WARNING, logger="datagen.serve.clients"):
             short.update()
         assert len(short.conflicts) == 1 and "not committed" in caplog.text
+
+        # the batch source likewise: a lease that ended and went elsewhere is logged, the loop goes on
+        client.release(thief["lease_id"])
+        source = PoolDataSource("u", batch_size=2, url=url, lease_s=0.2)
+        batches = iter(source)
+        first = next(batches)
+        time.sleep(0.4)
+        taken = client.claim("thief2", 10, lease_s=60)["instructions"]
+        assert {r["instruction_id"] for r in first} <= {r["instruction_id"] for r in taken}
+        with caplog.at_level(logging.WARNING, logger="datagen.serve.clients"):
+            assert list(batches) == []  # the pool is dry now; asking for more committed the first batch
+        assert len(source.conflicts) == 1
