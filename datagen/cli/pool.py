@@ -117,6 +117,9 @@ def return_command(
 def export_harbor_command(
     pool: PoolDir,
     out: Annotated[Path | None, typer.Option("--output", "--out", "-o", help="Default: POOL/exports/harbor.")] = None,
+    base_image: Annotated[str | None, typer.Option(
+        "--base-image", help="FROM of every task's Dockerfile instead of its runner's toolchain image; pin it by "
+        "digest (image@sha256:...).")] = None,
 ) -> None:
     """Write one Harbor task folder per instruction (instruction.md, task.toml,
     environment/Dockerfile, tests/test.sh, solution/solve.sh), for SkyRL, prime-rl and rLLM.
@@ -126,10 +129,12 @@ def export_harbor_command(
       datagen pool export-harbor /data/pool
 
       datagen pool export-harbor /data/pool --out /data/harbor-tasks
+
+      datagen pool export-harbor /data/pool --base-image python:3.11-slim@sha256:<digest>
     """
     from datagen.pool.exports import write_harbor
 
-    written, skipped = write_harbor(pool, out)
+    written, skipped = write_harbor(pool, out, base_image=base_image)
     for name, reason in skipped.items():
         typer.echo(f"skipped {name}: {reason}", err=True)
     typer.echo(f"wrote {len(written)} Harbor task folders ({len(skipped)} skipped)", err=True)

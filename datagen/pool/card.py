@@ -30,6 +30,8 @@ class CardInfo(StrictModel):
     data_source: str = Field("datagen/swe", description="verl/SkyRL data_source (selects the reward function)")
     ability: str = "coding"
     env_class: str = Field("null", description="SkyRL env_class (mini-swe-agent owns the loop: 'null')")
+    skyrl_image: str | None = Field(None, description="SkyRL rows' image_name (None: SkyRL's mini-swe-agent builds "
+                                    "the environment; a name makes it run that image)")
     max_rows_per_shard: int = Field(10_000, ge=1)
 
 

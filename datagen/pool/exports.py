@@ -23,8 +23,9 @@ Formats (see FORMATS.md):
   keys in every row, the per-policy difficulty among them (``policy_id, pass_rate,
   difficulty_band, scorer``).
 - SkyRL: ``data_source, prompt, env_class, instance`` with ``instance`` a full SWE-bench row
-  (test lists as real lists, as SWE-Gym stores them) plus ``image_name`` (empty: no image
-  is built), ``eval_script`` (exit 0 = resolved) and ``instruction_id``.
+  (test lists as real lists, as SWE-Gym stores them) plus ``image_name`` (null unless the
+  card info names one: SkyRL's mini-swe-agent uses an image whenever it is not None),
+  ``eval_script`` (exit 0 = resolved) and ``instruction_id``.
 - SWE-bench JSONL: the official fields; ``FAIL_TO_PASS`` / ``PASS_TO_PASS`` are
   JSON-encoded strings, as in the official dataset; ``patch`` is the fix.
 """
@@ -42,6 +43,7 @@ import pyarrow.parquet as pq
 from datagen.builds.atomic import atomic_path, atomic_write
 from datagen.errors import UserError
 from datagen.pool.card import CardInfo, write_card
+from datagen.pool.harbor_env import BASE_TAG
 from datagen.pool.rows import PROMPTS, eval_script, reward_spec
 from datagen.records import ShardRow
 from datagen.records.base import arrow_schema
@@ -140,7 +142,8 @@ def swebench_row(row: PoolRow, lists_as_json: bool) -> dict:
 
 
 def skyrl_row(row: PoolRow, info: CardInfo, prompts: Path = PROMPTS) -> dict:
-    instance = {**swebench_row(row, lists_as_json=False), "image_name": "", "eval_script": eval_script(row, prompts),
+    instance = {**swebench_row(row, lists_as_json=False), "image_name": info.skyrl_image,
+                "eval_script": eval_script(row, prompts),
                 "instruction_id": row.instruction_id}
     return {"data_source": info.data_source, "prompt": _prompt(row), "env_class": info.env_class,
             "instance": instance}
@@ -212,24 +215,17 @@ def harbor_name(row: PoolRow) -> str:
     return "".join(c if c.isalnum() or c in "._-" else "-" for c in row.task_id)
 
 
-def harbor_dockerfile(row: PoolRow) -> str:
-    """The task's environment as a Dockerfile: the source at ``base_commit`` (the
-    ``source.tar`` beside it) in ``/testbed`` as a git checkout, its dependencies and the
-    test runner installed. The one place that renders it; the image and the install line are
-    the runner's profile's (``export_image``, ``export_install``)."""
+def harbor_dockerfile(row: PoolRow, source: bytes, base_image: str | None = None) -> str | None:
+    """The task's environment as a Dockerfile, rendered from the task's own ``EnvPlan``
+    (``datagen.pool.harbor_env``): the runner profile's image or ``base_image``, the source
+    at ``base_commit`` in ``/testbed`` as a git checkout tagged ``datagen-base``, the plan's
+    install, a non-root agent. None when the profile names no image and none is given."""
+    from datagen.pool import harbor_env
+
     profile = get_profile(row.runner)
-    return "\n".join([
-        f"FROM {profile.export_image}",
-        "RUN apt-get update && apt-get install -y --no-install-recommends git ca-certificates \\",
-        " && rm -rf /var/lib/apt/lists/*",
-        "WORKDIR /testbed",
-        "COPY source.tar /tmp/source.tar",
-        "RUN tar -xf /tmp/source.tar -C /testbed && rm /tmp/source.tar \\",
-        " && git init -q && git add -A \\",
-        " && git -c user.email=datagen@localhost -c user.name=datagen commit -qm base",
-        profile.export_install,
-        "",
-    ])
+    plan = harbor_env.task_plan(profile, source)
+    image = base_image or harbor_env.image_of(profile, plan)
+    return harbor_env.render(profile, plan, image) if image else None
 
 
 def _harbor_toml(row: PoolRow) -> str:
@@ -241,20 +237,47 @@ def _harbor_toml(row: PoolRow) -> str:
         'version = "1.0"', "", "[metadata]", 'author_name = "datagen"', f"difficulty = {q(row.difficulty_band)}",
         'category = "software-engineering"', f"tags = [{tags}]", f"task_id = {q(row.task_id)}",
         f"instruction_id = {q(row.instruction_id)}", f"group_size = {row.group_size}", "",
-        "[verifier]", "timeout_sec = 600.0", "", "[agent]", "timeout_sec = 1800.0", "",
+        # the verifier in an environment of its own: what the agent did to its sandbox cannot reach it
+        "[verifier]", "timeout_sec = 600.0", 'environment_mode = "separate"', "", "[agent]", "timeout_sec = 1800.0", "",
         "[environment]", "build_timeout_sec = 1200.0", "cpus = 1", "memory_mb = 4096", "storage_mb = 10240", "",
     ])
 
 
 _HARBOR_TEST = """#!/bin/bash
-# Harbor verifier: grade the agent's work in /testbed (the task's tests, then the graded
-# tests; see eval.sh) and write the reward, 1 (resolved) or 0, to $LOGS_DIR/verifier.
+# Harbor verifier: write the reward, 1 (resolved) or 0, to $LOGS_DIR/verifier/reward.txt.
+# 1. a checkout whose test files or test config differ from the task's base state (edited,
+#    added or deleted) is 0; 2. test files git does not show (ignored ones) are removed and
+#    the tracked ones restored from the base state; 3. the graded tests run (eval.sh).
 LOGS_DIR="${LOGS_DIR:-/logs}"
 mkdir -p "$LOGS_DIR/verifier"
 export REPO_DIR="${REPO_DIR:-/testbed}"
-if bash "$(dirname "$0")/eval.sh"; then echo 1 > "$LOGS_DIR/verifier/reward.txt"
-else echo 0 > "$LOGS_DIR/verifier/reward.txt"; fi
+here="$(cd "$(dirname "$0")" && pwd)"
+reward() { echo "$1" > "$LOGS_DIR/verifier/reward.txt"; exit 0; }
+cd "$REPO_DIR" || reward 0
+if ! ( {guard}
+); then reward 0; fi
+if git rev-parse --verify -q "{base}^{commit}" >/dev/null 2>&1; then
+  git ls-files -z --others --ignored --exclude-standard | grep -zE {ere} | grep -zEv {setup} \\
+    | grep -zE {added} | xargs -0 -r rm -f --
+  git ls-files -z | grep -zE {ere} | xargs -0 -r git checkout -q "{base}" --
+fi
+if bash "$here/eval.sh"; then reward 1; else reward 0; fi
 """
+
+
+def harbor_test_script() -> str:
+    """``tests/test.sh`` (see its comments): the test-file rule is ``sandbox.protect``'s."""
+    import re
+    import shlex
+
+    from datagen.sandbox.protect import ADDED_ERE, SETUP_DIRS, TEST_PATH_ERE, guard_lines
+
+    setup = "(^|/)(" + "|".join(re.escape(d) for d in SETUP_DIRS) + ")/"
+    guard = "\n".join("  " + line for line in guard_lines(BASE_TAG))
+    return (_HARBOR_TEST.replace("{guard}", guard.lstrip()).replace("{base}", BASE_TAG)
+            .replace("{ere}", shlex.quote(TEST_PATH_ERE)).replace("{setup}", shlex.quote(setup))
+            .replace("{added}", shlex.quote(ADDED_ERE)))
+
 
 _HARBOR_SOLVE = """#!/bin/bash
 # The reference fix (the oracle agent): applies it to the checkout.
@@ -294,19 +317,24 @@ def _source_tar(row: PoolRow) -> bytes | None:
     return buf.getvalue()
 
 
-def harbor_task(row: PoolRow, folder: Path, prompts: Path = PROMPTS) -> str | None:
-    """Write one Harbor task folder; returns why it was skipped (no source), else None."""
-    if not get_profile(row.runner).export_image:
-        return f"no container image for runner {row.runner!r} (its profile names no export_image)"
+def harbor_task(row: PoolRow, folder: Path, prompts: Path = PROMPTS, base_image: str | None = None) -> str | None:
+    """Write one Harbor task folder; returns why it was skipped (no source, no image for
+    its runner, a runner datagen does not know), else None."""
     source = _source_tar(row)
     if source is None:
         return f"source not found: {row.repo_path}"
+    try:
+        dockerfile = harbor_dockerfile(row, source, base_image)
+    except UserError as exc:  # a runner no profile knows
+        return f"runner {row.runner!r}: {exc}"
+    if dockerfile is None:
+        return f"no container image for runner {row.runner!r} (its profile names none; give --base-image)"
     user = next((m.content for m in row.prompt if m.role == "user"), row.problem_statement)
     files = {
         "instruction.md": user.rstrip("\n") + "\n",
         "task.toml": _harbor_toml(row),
-        "environment/Dockerfile": harbor_dockerfile(row),
-        "tests/test.sh": _HARBOR_TEST,
+        "environment/Dockerfile": dockerfile,
+        "tests/test.sh": harbor_test_script(),
         "tests/eval.sh": eval_script(row, prompts),
         "solution/solve.sh": _HARBOR_SOLVE.replace("{patch}", row.patch.rstrip("\n")),
     }
@@ -320,11 +348,13 @@ def harbor_task(row: PoolRow, folder: Path, prompts: Path = PROMPTS) -> str | No
     return None
 
 
-def write_harbor(pool_dir: str | Path, out: str | Path | None = None) -> tuple[list[Path], dict[str, str]]:
+def write_harbor(pool_dir: str | Path, out: str | Path | None = None,
+                 base_image: str | None = None) -> tuple[list[Path], dict[str, str]]:
     """``exports/harbor/<task>/`` (``instruction.md``, ``task.toml``,
     ``environment/Dockerfile`` + ``source.tar``, ``tests/test.sh``, ``solution/solve.sh``)
     for every instruction of a pool folder, as SkyRL, prime-rl (verifiers) and rLLM read
-    Harbor tasks. Returns the folders written and ``{task: reason}`` of those skipped."""
+    Harbor tasks; ``base_image`` (pin it by digest) replaces every runner's toolchain
+    image. Returns the folders written and ``{task: reason}`` of those skipped."""
     import shutil
 
     pool_dir = Path(pool_dir)
@@ -339,7 +369,7 @@ def write_harbor(pool_dir: str | Path, out: str | Path | None = None) -> tuple[l
             if name in names:
                 name = f"{name}-{row.instruction_id}"
             names.add(name)
-            reason = harbor_task(row, root / name)
+            reason = harbor_task(row, root / name, base_image=base_image)
             if reason is None:
                 written.append(root / name)
             else:

@@ -66,12 +66,20 @@ class Lease:
     run: str | None
     until: str
     ids: list[str] = field(default_factory=list)
+    returned: list[str] = field(default_factory=list)  # given back one by one (a partial release)
     committed: bool = False
     released: bool = False
 
     def as_dict(self) -> dict:
         return {"lease_id": self.lease_id, "consumer": self.consumer, "run": self.run, "expires_at": self.until,
-                "n": len(self.ids), "committed": self.committed, "released": self.released}
+                "n": len(self.ids), "returned": len(self.returned), "committed": self.committed,
+                "released": self.released}
+
+    def give_back(self, iid: str) -> None:
+        """``iid`` left the lease (returned): a later commit covers the rest only."""
+        if iid in self.ids:
+            self.ids.remove(iid)
+            self.returned.append(iid)
 
 
 @dataclass
@@ -232,7 +240,11 @@ class LeaseIndex:
         elif e.op == "commit":
             lease.committed = True
         elif e.op == "return":
-            lease.released = True
+            # a whole release returns every instruction still held: read back, the lease is
+            # released once none is left (one that had lost some to others keeps those, and
+            # a commit of it is refused all the same)
+            lease.give_back(e.instruction_id)
+            lease.released = lease.released or not lease.ids
 
     def _expire(self, now: str) -> None:
         """Leases that ended: their untouched instructions go back on the free heaps."""
@@ -305,19 +317,56 @@ class LeaseIndex:
             lease.committed = True
         return lease
 
-    def release(self, lease_id: str) -> Lease:
-        """Give the lease's instructions back to the pool; idempotent."""
+    def release(self, lease_id: str, instruction_ids: list[str] | None = None) -> Lease:
+        """Give the lease's instructions back to the pool, or only ``instruction_ids`` of
+        them (the rest stay leased and a commit covers those alone: a trainer whose dataset
+        lacks some rows gives those back); idempotent."""
         with self.lock, locked(self.pool_dir) as journal:
             self._sync()
             lease = self._lease(lease_id)
             if lease.committed:
                 raise LeaseConflict(f"lease {lease_id} was committed; its instructions are used")
-            if not lease.released:
+            if instruction_ids is not None:
+                self._release_some(journal, lease, instruction_ids)
+            elif not lease.released:
                 mine = [i for i in lease.ids if self._held_by(self.pos[i], lease_id)]
                 at = self._now()
                 self._write(journal, [Entry("return", i, lease.consumer, lease.run, at, lease_id) for i in mine])
                 lease.released = True
         return lease
+
+    def split(self, lease_id: str, instruction_ids: list[str]) -> Lease:
+        """Move ``instruction_ids`` of a lease into a new lease of the same consumer and end
+        (a ``return`` then a ``take`` line each, under one lock: nobody can claim them in
+        between). A trainer whose dataset lacks some rows sets those aside this way, so
+        committing the rest does not use them and its next claims do not get them again;
+        it releases the new lease when it is done."""
+        with self.lock, locked(self.pool_dir) as journal:
+            now = self._sync()
+            lease = self._lease(lease_id)
+            if lease.committed or lease.released:
+                raise LeaseConflict(f"lease {lease_id} was {'committed' if lease.committed else 'released'}")
+            strangers = sorted(set(instruction_ids) - set(lease.ids))
+            if strangers:
+                raise UserError(f"lease {lease_id} does not hold {strangers[:3]}")
+            mine = [i for i in dict.fromkeys(instruction_ids) if self._held_by(self.pos[i], lease_id)]
+            aside = Lease(uuid.uuid4().hex, lease.consumer, lease.run, lease.until)
+            self.leases[aside.lease_id] = aside
+            heapq.heappush(self.expiry, (aside.until, aside.lease_id))
+            self._write(journal, [
+                *(Entry("return", i, lease.consumer, lease.run, now, lease_id) for i in mine),
+                *(Entry("take", i, lease.consumer, lease.run, now, aside.lease_id, aside.until) for i in mine)])
+        return aside
+
+    def _release_some(self, journal: Path, lease: Lease, ids: list[str]) -> None:
+        strangers = sorted(set(ids) - set(lease.ids) - set(lease.returned))
+        if strangers:
+            raise UserError(f"lease {lease.lease_id} does not hold {strangers[:3]}")
+        mine = [i for i in dict.fromkeys(ids) if i in lease.ids and self._held_by(self.pos[i], lease.lease_id)]
+        at = self._now()
+        # folded in by _write: each leaves the lease (one lost to another consumer stays,
+        # as it would when the journal is read again)
+        self._write(journal, [Entry("return", i, lease.consumer, lease.run, at, lease.lease_id) for i in mine])
 
     def _lease(self, lease_id: str) -> Lease:
         lease = self.leases.get(lease_id)

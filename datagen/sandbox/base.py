@@ -133,6 +133,59 @@ def detect_limit(
     return None, None
 
 
+class Cancelled(RuntimeError):
+    """The run's cancel scope was cancelled before it started (its caller has gone)."""
+
+
+class CancelScope:
+    """Runs started by ``execute`` in a thread while this scope is current there
+    (``with scope:``) are killed by ``cancel()``, from any thread, and later ones refuse to
+    start: the grader cancels the grade of a client that closed its connection."""
+
+    _current = threading.local()
+
+    def __init__(self) -> None:
+        self.cancelled = False
+        self._groups: set[int] = set()
+        self._lock = threading.Lock()
+
+    def __enter__(self) -> CancelScope:
+        self._current.scope = self
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._current.scope = None
+
+    @classmethod
+    def current(cls) -> CancelScope | None:
+        return getattr(cls._current, "scope", None)
+
+    def cancel(self) -> None:
+        with self._lock:
+            self.cancelled = True
+            groups = list(self._groups)
+        for pid in groups:
+            _kill_group(pid)
+
+    def _started(self, pid: int) -> None:
+        with self._lock:
+            self._groups.add(pid)
+            late = self.cancelled
+        if late:
+            _kill_group(pid)
+
+    def _ended(self, pid: int) -> None:
+        with self._lock:
+            self._groups.discard(pid)
+
+
+def _kill_group(pid: int) -> None:
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
 def execute(
     argv: Sequence[str],
     *,
@@ -160,6 +213,11 @@ def execute(
         if extra_preexec is not None:
             extra_preexec()
 
+    scope = CancelScope.current()
+    if scope is not None and scope.cancelled:
+        if cgroup is not None:
+            cgroup.remove()
+        raise Cancelled("the run's caller has gone")
     start = time.monotonic()
     try:
         proc = subprocess.Popen(
@@ -174,11 +232,15 @@ def execute(
     out, err = _Capture(proc.stdout, limits.output_bytes), _Capture(proc.stderr, limits.output_bytes)
     out.start()
     err.start()
+    if scope is not None:
+        scope._started(proc.pid)
     try:
         timed_out = not _wait_exit(proc, limits.timeout_s)
     finally:
         _kill_tree(proc.pid, cgroup)
         proc.wait()
+        if scope is not None:
+            scope._ended(proc.pid)
     duration = time.monotonic() - start
     # Readers end when every writer is gone; a writer that escaped the kill cannot hold us.
     out.join(timeout=5)
@@ -284,9 +346,6 @@ def not_started(backend: str, command: str, exc: OSError, path: str) -> RunResul
 
 def _kill_tree(pid: int, cgroup: RunCgroup | None) -> None:
     """Kill the run's process group (and its cgroup): nothing outlives a run."""
-    try:
-        os.killpg(pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
+    _kill_group(pid)
     if cgroup is not None:
         cgroup.kill_all()

@@ -4,8 +4,11 @@ trainer's environment (verl, SkyRL, prime-rl workers) without datagen's server s
 - ``compute_score(data_source, solution_str, ground_truth, extra_info)``: a verl reward
   function (``custom_reward_function.path`` = this file, ``name`` = ``compute_score``)
   that grades the policy's answer on the grader (``$DATAGEN_GRADER_URL``);
-- ``PoolClient`` (claim / commit / release / status) and ``PoolDataSource``, an iterator
-  of instruction batches that commits each batch once the trainer asks for the next.
+- ``PoolClient`` (claim / commit / release / split / status) and ``PoolDataSource``, an
+  iterator of instruction batches that commits each batch once the trainer asks for the next;
+- ``PoolIndexSampler``: dataset indices in the pool's order, committed by ``update()``
+  after the step that used them, with ``state_dict`` / ``load_state_dict`` for torchdata's
+  checkpoints (verl's class around it: ``datagen.serve.verl_sampler``).
 
 Both send ``$DATAGEN_SERVE_TOKEN`` as the bearer token when it is set, and wait and retry
 when a server answers 503 (``Retry-After``) or cannot be reached for a moment.
@@ -15,6 +18,7 @@ from __future__ import annotations
 
 import http.client
 import json
+import logging
 import os
 import time
 import urllib.error
@@ -26,6 +30,7 @@ POOL_URL_ENV = "DATAGEN_POOL_URL"
 TOKEN_ENV = "DATAGEN_SERVE_TOKEN"
 DEFAULT_GRADER = "http://127.0.0.1:8765"
 DEFAULT_POOL = "http://127.0.0.1:8766"
+log = logging.getLogger("datagen.serve.clients")
 
 
 class ServeError(RuntimeError):
@@ -132,8 +137,11 @@ class PoolClient:
     def commit(self, lease_id: str) -> dict:
         return self._post("/v1/commit", {"lease_id": lease_id})
 
-    def release(self, lease_id: str) -> dict:
-        return self._post("/v1/release", {"lease_id": lease_id})
+    def release(self, lease_id: str, instruction_ids: list[str] | None = None) -> dict:
+        return self._post("/v1/release", {"lease_id": lease_id, "instruction_ids": instruction_ids})
+
+    def split(self, lease_id: str, instruction_ids: list[str]) -> dict:
+        return self._post("/v1/split", {"lease_id": lease_id, "instruction_ids": instruction_ids})
 
     def status(self) -> dict:
         return call(self.url, "/v1/status", None, self.token, self.timeout)  # type: ignore[return-value]
@@ -154,6 +162,7 @@ class PoolDataSource:
         self.consumer, self.batch_size, self.split = consumer, batch_size, split
         self.lease_s, self.run = lease_s, run
         self.pending: str | None = None
+        self.conflicts: list[str] = []
 
     def __iter__(self) -> Iterator[list[dict]]:
         while True:
@@ -166,10 +175,18 @@ class PoolDataSource:
             yield answer["instructions"]
 
     def commit(self) -> None:
-        """Mark the batch handed out last as used (also done by asking for the next)."""
+        """Mark the batch handed out last as used (also done by asking for the next). A 409
+        (its lease ended and someone else holds some of it) is logged and counted in
+        ``conflicts``: the trainer goes on, those instructions are someone else's now."""
         if self.pending is not None:
-            self.client.commit(self.pending)
-            self.pending = None
+            lease, self.pending = self.pending, None
+            try:
+                self.client.commit(lease)
+            except ServeError as exc:
+                if exc.status != 409:
+                    raise
+                log.warning("%s: lease %s not committed: %s", self.consumer, lease, exc.body)
+                self.conflicts.append(lease)
 
     def close(self) -> None:
         """Give an unused batch back."""
@@ -180,41 +197,132 @@ class PoolDataSource:
 
 class PoolIndexSampler:
     """Dataset indices in the order the pool server hands instructions out: the sampler
-    a trainer that reads a fixed dataset (verl's ``data.sampler``) plugs in.
+    a trainer that reads a fixed dataset plugs in (verl: ``datagen.serve.verl_sampler``).
 
     ``ids`` is the instruction id of each dataset row (verl: ``extra_info.instruction_id``
-    of the pool's verl export). Iterating claims ``batch_size`` at a time and yields the
-    rows' indices; ``update()`` (verl calls it after each step) commits every lease whose
-    indices were all handed out. A claim of which the dataset holds no row is released (give
-    it the pool's own verl export, which holds every instruction).
+    of the pool's verl export). Iterating gathers one batch (``batch_size`` rows: a claim,
+    and more claims while rows the dataset lacks are set aside) and yields its indices;
+    ``update()`` (verl calls it after each step) commits every lease handed out in full,
+    i.e. the batch the trainer just used. A commit refused with 409 (the lease ended and
+    someone else holds some of its rows) is logged and counted in ``conflicts``, not
+    raised. Rows the dataset lacks go to a lease of their own (``/v1/split``), released
+    when the pool is dry or on ``close()``. With ``drop_last`` (verl's data loader drops a
+    short last batch), a short last batch is released instead of handed out.
+
+    ``state_dict()`` / ``load_state_dict()`` (torchdata's ``StatefulDataLoader`` saves and
+    restores them) keep the consumer, the open leases and what was committed: a restored
+    sampler commits the leases handed out before the checkpoint (the trainer used them),
+    hands out the rest of a batch it was in the middle of, and never draws through the pool
+    to fast-forward. ``len()`` is what the pool has left for the split plus what this
+    sampler holds and has not handed out.
     """
 
     def __init__(self, ids: list[str], consumer: str, batch_size: int = 256, split: str = "train",
-                 lease_s: float = 3600.0, url: str | None = None, token: str | None = None):
-        self.index = {iid: n for n, iid in enumerate(ids)}
+                 lease_s: float = 3600.0, url: str | None = None, token: str | None = None,
+                 drop_last: bool = True, run: str | None = None):
+        self.ids = list(ids)
+        self.index = {iid: n for n, iid in enumerate(self.ids)}
         self.client = PoolClient(url, token)
-        self.consumer, self.batch_size, self.split, self.lease_s = consumer, batch_size, split, lease_s
-        self.done: list[str] = []  # leases fully handed out, not yet committed
+        self.consumer, self.batch_size, self.split, self.lease_s = consumer, max(1, batch_size), split, lease_s
+        self.drop_last, self.run = drop_last, run
+        self.batch: list[dict] = []  # the batch being handed out: [{lease_id, indices}]
+        self.yielded = 0  # indices of ``batch`` handed out so far
+        self.handed: list[dict] = []  # leases handed out in full, not yet committed
+        self.aside: list[str] = []  # leases of rows the dataset lacks
+        self.committed: list[str] = []  # instruction ids committed by this sampler
+        self.conflicts: list[str] = []  # leases refused at commit (409)
         self.unknown = 0
 
     def __len__(self) -> int:
-        return len(self.index)
+        groups = self.client.status()["groups"]
+        return sum(g["free"] for g in groups if g["split"] == self.split) + self._held()
+
+    def _held(self) -> int:
+        return sum(len(lease["indices"]) for lease in self.batch) - self.yielded
 
     def __iter__(self) -> Iterator[int]:
         while True:
-            answer = self.client.claim(self.consumer, self.batch_size, self.split, self.lease_s)
-            rows = [self.index.get(r["instruction_id"]) for r in answer["instructions"]]
-            known = [n for n in rows if n is not None]
-            self.unknown += len(rows) - len(known)
-            if not known:
-                self.client.release(answer["lease_id"])
-                if not rows:
+            if not self.batch:
+                self.batch, self.yielded = self._gather(), 0
+                if not self.batch:
+                    self._release_aside()
                     return
-                continue
-            yield from known
-            self.done.append(answer["lease_id"])
+            flat = [n for lease in self.batch for n in lease["indices"]]
+            for k in range(self.yielded, len(flat)):
+                self.yielded = k + 1
+                if k + 1 == len(flat):  # the last index: the batch is handed out now, not at the next
+                    self.handed.extend(self.batch)
+                    self.batch, self.yielded = [], 0
+                yield flat[k]
+
+    def _gather(self) -> list[dict]:
+        """Claim one batch of rows the dataset holds; [] when the pool is dry (or, with
+        ``drop_last``, has less than a batch left)."""
+        leases: list[dict] = []
+        want = self.batch_size
+        while want > 0:
+            answer = self.client.claim(self.consumer, want, self.split, self.lease_s, self.run)
+            rows = [r["instruction_id"] for r in answer["instructions"]]
+            if not rows:
+                self.client.release(answer["lease_id"])
+                break
+            strangers = [iid for iid in rows if iid not in self.index]
+            if strangers:
+                self.unknown += len(strangers)
+                log.warning("%s: %d instructions of lease %s are not in the dataset; set aside", self.consumer,
+                            len(strangers), answer["lease_id"])
+                self.aside.append(self.client.split(answer["lease_id"], strangers)["lease_id"])
+            known = [self.index[iid] for iid in rows if iid in self.index]
+            if known:
+                leases.append({"lease_id": answer["lease_id"], "indices": known})
+                want -= len(known)
+        if want > 0 and self.drop_last and leases:
+            for lease in leases:  # the data loader would drop this short batch: give it back
+                self.client.release(lease["lease_id"])
+            return []
+        return leases
 
     def update(self, batch: object = None) -> None:
-        """Commit the leases handed out in full (the trainer has used them)."""
-        while self.done:
-            self.client.commit(self.done.pop(0))
+        """Commit the leases handed out in full (the batch the trainer just used)."""
+        while self.handed:
+            lease = self.handed[0]
+            try:
+                self.client.commit(lease["lease_id"])
+                self.committed.extend(self.ids[n] for n in lease["indices"])
+            except ServeError as exc:
+                if exc.status != 409:
+                    raise
+                log.warning("%s: lease %s not committed: %s", self.consumer, lease["lease_id"], exc.body)
+                self.conflicts.append(lease["lease_id"])
+            self.handed.pop(0)
+
+    def _release_aside(self) -> None:
+        while self.aside:
+            self.client.release(self.aside.pop())
+
+    def close(self) -> None:
+        """Give back what is held and not handed out (the batch in progress, rows set aside)."""
+        for lease in self.batch:
+            self.client.release(lease["lease_id"])
+        self.batch, self.yielded = [], 0
+        self._release_aside()
+
+    def state_dict(self) -> dict:
+        return {"consumer": self.consumer, "split": self.split, "batch": self.batch, "yielded": self.yielded,
+                "handed": self.handed, "aside": self.aside, "committed": self.committed,
+                "conflicts": self.conflicts, "unknown": self.unknown}
+
+    def load_state_dict(self, state: dict) -> None:
+        """Take a checkpoint's state: the leases it had handed out are committed now (the
+        checkpointed trainer used them; a commit the dead process already made is answered
+        200 again), the batch it was handing out continues where it stopped."""
+        if state.get("consumer") != self.consumer:
+            raise ValueError(f"checkpoint of consumer {state.get('consumer')!r}, this sampler is {self.consumer!r}")
+        self.batch = [dict(lease) for lease in state["batch"]]
+        self.yielded = int(state["yielded"])
+        self.handed = [dict(lease) for lease in state["handed"]]
+        self.aside = list(state["aside"])
+        self.committed = list(state["committed"])
+        self.conflicts = list(state["conflicts"])
+        self.unknown = int(state["unknown"])
+        self.update()

@@ -1,9 +1,14 @@
 """What both servers share: who may call, how big a body may be, where they listen.
 
-``Guard`` is a plain ASGI middleware in front of the FastAPI app: a bearer token on every
-route but ``/health`` (when one is set), and a body cap that answers 413 as soon as the
+``Guard`` is a plain ASGI middleware in front of the FastAPI app: a token on every route
+but ``/health`` (when one is set), and a body cap that answers 413 as soon as the
 declared ``Content-Length`` or the bytes read so far pass it (the body is never read
-whole). ``serve`` refuses to bind a non-loopback address without a token.
+whole). The token comes as ``Authorization: Bearer <token>`` or, for clients that send
+no headers of their own (slime, OpenRLHF, NeMo-Gym), in the URL path:
+``/t/<token>/slime/remote_rm`` is ``/slime/remote_rm``. Both are compared in constant
+time, and the server logs no request line, so the token never reaches a log. ``serve``
+refuses to bind a non-loopback address without a token unless told the network is
+trusted (``--trusted-network``, off by default).
 """
 
 from __future__ import annotations
@@ -34,10 +39,12 @@ def read_token(token_file: Path | None) -> str | None:
     return os.environ.get(TOKEN_ENV) or None
 
 
-def check_bind(host: str, token: str | None) -> None:
-    """Only loopback without a token: anyone who can reach the port could otherwise call."""
-    if host not in LOOPBACK and not token:
-        raise UserError(f"refusing to listen on {host} without a token (--token-file or ${TOKEN_ENV})")
+def check_bind(host: str, token: str | None, trusted_network: bool = False) -> None:
+    """Only loopback without a token (anyone who can reach the port could otherwise call),
+    unless the caller says the network is trusted."""
+    if host not in LOOPBACK and not token and not trusted_network:
+        raise UserError(f"refusing to listen on {host} without a token (--token-file or ${TOKEN_ENV}; "
+                        "--trusted-network if every host that can reach it may call)")
 
 
 async def _send_json(send, status: int, body: dict, headers: list[tuple[bytes, bytes]] = ()) -> None:
@@ -56,18 +63,28 @@ class Guard:
         self.token = token
         self.max_body = max_body
 
-    def _authorized(self, scope) -> bool:
-        if not self.token or scope["path"] in OPEN_PATHS:
-            return True
+    def _same(self, given: str) -> bool:
+        return self.token is not None and hmac.compare_digest(given.encode(), self.token.encode())
+
+    def _authorized(self, scope) -> tuple[bool, dict]:
+        """Whether the request may pass, and its scope (a path token taken out of the path)."""
+        path = scope["path"]
+        if path.startswith("/t/"):
+            given, _, rest = path[3:].partition("/")
+            scope = {**scope, "path": "/" + rest, "raw_path": ("/" + rest).encode(), "root_path": ""}
+            return (not self.token or self._same(given)), scope
+        if not self.token or path in OPEN_PATHS:
+            return True, scope
         header = dict(scope.get("headers") or []).get(b"authorization", b"").decode("latin-1")
         scheme, _, given = header.partition(" ")
-        return scheme.lower() == "bearer" and hmac.compare_digest(given.strip().encode(), self.token.encode())
+        return scheme.lower() == "bearer" and self._same(given.strip()), scope
 
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
-        if not self._authorized(scope):
-            return await _send_json(send, 401, {"detail": "missing or wrong bearer token"},
+        allowed, scope = self._authorized(scope)
+        if not allowed:
+            return await _send_json(send, 401, {"detail": "missing or wrong token"},
                                     [(b"www-authenticate", b"Bearer")])
         too_big = {"detail": f"request body over {self.max_body} bytes"}
         declared = dict(scope.get("headers") or []).get(b"content-length")
@@ -128,11 +145,12 @@ def base_app(title: str, on_shutdown=None):
     return app
 
 
-def serve(app, host: str, port: int, token: str | None, what: str) -> None:
-    """Run ``app`` with uvicorn until SIGINT / SIGTERM (loopback only without a token)."""
+def serve(app, host: str, port: int, token: str | None, what: str, trusted_network: bool = False) -> None:
+    """Run ``app`` with uvicorn until SIGINT / SIGTERM (loopback only without a token,
+    unless ``trusted_network``). No access log: a path may carry the token."""
     import uvicorn
 
-    check_bind(host, token)
-    print(f"datagen serve {what}: http://{host}:{port} (token {'required' if token else 'off'})",
-          file=sys.stderr, flush=True)
+    check_bind(host, token, trusted_network)
+    mode = "required" if token else "off (trusted network)" if host not in LOOPBACK else "off"
+    print(f"datagen serve {what}: http://{host}:{port} (token {mode})", file=sys.stderr, flush=True)
     uvicorn.run(app, host=host, port=port, log_level="warning", access_log=False, timeout_graceful_shutdown=5)

@@ -2,11 +2,14 @@
 
 Routes (JSON): ``POST /v1/claim {consumer, n, split, lease_s, run?}`` -> ``{lease_id,
 expires_at, instructions}``; ``POST /v1/commit {lease_id}`` (409: the lease ended and its
-instructions went elsewhere); ``POST /v1/release {lease_id}``; ``GET /v1/status``;
-``GET /health``. Every claim, commit and release is written to the journal and synced
-before it is answered (``datagen.pool.leases``), so a server killed at any point and
-started again knows every commit and live lease; ``datagen pool take`` keeps working
-beside it (both hold the ledger's lock and read each other's lines).
+instructions went elsewhere); ``POST /v1/release {lease_id, instruction_ids?}`` (the
+whole lease, or only those instructions); ``POST /v1/split {lease_id, instruction_ids}``
+-> a new lease of those (set aside: see ``LeaseIndex.split``); ``GET /v1/status``;
+``GET /health``. Every
+claim, commit and release is written to the journal and synced before it is answered
+(``datagen.pool.leases``), so a server killed at any point and started again knows every
+commit and live lease; ``datagen pool take`` keeps working beside it (both hold the
+ledger's lock and read each other's lines).
 """
 
 from __future__ import annotations
@@ -36,6 +39,14 @@ class LeaseBody(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     lease_id: str = Field(min_length=1, max_length=100)
+
+
+class ReleaseBody(LeaseBody):
+    instruction_ids: list[str] | None = Field(None, max_length=MAX_CLAIM)
+
+
+class SplitBody(LeaseBody):
+    instruction_ids: list[str] = Field(min_length=1, max_length=MAX_CLAIM)
 
 
 def claim_answer(claim: Claim) -> bytes:
@@ -75,8 +86,12 @@ def pool_app(pool_dir: str | Path, token: str | None = None, max_body_kb: int = 
         return {"committed": True, **index.commit(body.lease_id).as_dict()}
 
     @app.post("/v1/release")
-    def release(body: LeaseBody) -> dict:
-        return {"released": True, **index.release(body.lease_id).as_dict()}
+    def release(body: ReleaseBody) -> dict:
+        return {"released": True, **index.release(body.lease_id, body.instruction_ids).as_dict()}
+
+    @app.post("/v1/split")
+    def split(body: SplitBody) -> dict:
+        return index.split(body.lease_id, body.instruction_ids).as_dict()
 
     @app.get("/v1/status")
     def status() -> dict:

@@ -154,3 +154,91 @@ def test_take_reads_rows_across_shards_in_pool_order(built):
                                                     key=lambda r: r.instruction_id)]
     val = ledger.take(out, 1000, "eval", split="validation")
     assert len(val) == len(rows) - len(train) > 0
+
+
+# -- Harbor and SkyRL for every runner -------------------------------------------------
+def every_runner_pool(tmp_path: Path, **card) -> tuple[Path, list]:
+    """A pool of the calc repo's task once per runner (the source is the same: each
+    runner's profile makes its own plan of it, or its defaults)."""
+    from datagen.pool.rows import rows_from_tasks
+    from datagen.sandbox.profiles.registry import profile_names
+    from tests.serve.conftest import calc_tasks
+
+    base = rows_from_tasks(calc_tasks(tmp_path), group_size=4)[0]
+    rows = [base.model_copy(update={"runner": r, "task_id": f"calc__{r}",
+                                    "instruction_id": f"{base.instruction_id}-{r}"})
+            for r in profile_names()]
+    out = tmp_path / "pool"
+    write_pool(rows, [], out, card or None)
+    return out, rows
+
+
+def test_harbor_and_skyrl_exports_for_every_runner(tmp_path):
+    from datagen.pool.exports import harbor_task, write_harbor
+    from datagen.sandbox.profiles.registry import profile_names
+
+    pool, rows = every_runner_pool(tmp_path)
+    assert len(rows) == len(profile_names()) == 15
+    written, skipped = write_harbor(pool, tmp_path / "harbor")
+    assert not skipped and len(written) == 15
+    images = set()
+    for row in rows:
+        docker = (tmp_path / "harbor" / row.task_id / "environment/Dockerfile").read_text()
+        images.add(next(line for line in docker.splitlines() if line.startswith("FROM ")).split()[1].split(":")[0])
+        assert "USER agent" in docker and "git tag datagen-base" in docker, row.runner
+        assert "pip install" in docker or "RUN <<'DATAGEN_SETUP'" in docker, row.runner  # the plan's install
+        assert 'environment_mode = "separate"' in (tmp_path / "harbor" / row.task_id / "task.toml").read_text()
+    assert {"python", "node", "golang", "rust", "gcc", "ruby", "php"} <= images and len(images) >= 9, images
+    python = (tmp_path / "harbor" / "calc__pytest" / "environment/Dockerfile").read_text()
+    assert "RUN pip install --no-deps" in python and "RUN pip install pytest" in python  # the plan's steps, the runner
+    # --base-image: every task FROM it; a runner nobody knows is skipped with the reason
+    pinned = "python:3.11-slim@sha256:" + "0" * 64
+    written, _ = write_harbor(pool, tmp_path / "pinned", base_image=pinned)
+    assert all(f"FROM {pinned}\n" in (w / "environment/Dockerfile").read_text() for w in written)
+    odd = rows[0].model_copy(update={"runner": "nosuchrunner"})
+    assert "unknown test runner 'nosuchrunner'" in harbor_task(odd, tmp_path / "odd")
+    sky = pq.read_table(pool / "exports/skyrl/train.parquet").to_pylist()
+    assert {r["instance"]["image_name"] for r in sky} == {None}
+    named, _ = every_runner_pool(tmp_path / "named", skyrl_image="swe-env:calc")
+    assert {r["instance"]["image_name"] for r in pq.read_table(named / "exports/skyrl/train.parquet").to_pylist()} \
+        == {"swe-env:calc"}
+
+
+def test_harbor_verifier_rejects_test_edits_and_restores_test_files(tmp_path):
+    """tests/test.sh on a checkout laid out as the Dockerfile does (source.tar, one commit
+    tagged datagen-base): the gold fix is 1; the gold fix plus an edited test is 0; a
+    conftest.py git ignores (the guard cannot see it) is removed before the tests run."""
+    import subprocess
+    import sys
+
+    from datagen.pool.exports import write_harbor
+
+    pool, _ = every_runner_pool(tmp_path)
+    write_harbor(pool, tmp_path / "harbor")
+    task = tmp_path / "harbor" / "calc__pytest"
+    gold = pq.read_table(next((pool / "data").glob("train-*"))).to_pylist()[0]["patch"]
+
+    def reward(name: str, change) -> str:
+        checkout, logs = tmp_path / name, tmp_path / f"logs-{name}"
+        checkout.mkdir()
+        subprocess.run(["tar", "-xf", str(task / "environment/source.tar"), "-C", str(checkout)], check=True)
+        git = ["git", "-C", str(checkout), "-c", "user.email=t@x", "-c", "user.name=t"]
+        for args in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "base"], ["tag", "datagen-base"]):
+            subprocess.run(git + args, check=True)
+        subprocess.run(["git", "-C", str(checkout), "apply", "-"], input=gold, text=True, check=True)
+        change(checkout)
+        env = {"REPO_DIR": str(checkout), "LOGS_DIR": str(logs), "PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin"}
+        subprocess.run(["bash", str(task / "tests/test.sh")], env=env, check=True, capture_output=True)
+        return (logs / "verifier" / "reward.txt").read_text().strip()
+
+    def edit_test(c: Path) -> None:
+        (c / "tests/test_sub.py").write_text("def test_sub():\n    assert True\n")
+
+    def ignored_conftest(c: Path) -> None:  # would fail every test run if it stayed
+        (c / ".gitignore").write_text("conftest.py\n")
+        subprocess.run(["git", "-C", str(c), "add", ".gitignore"], check=True)
+        (c / "tests/conftest.py").write_text("raise SystemExit('conftest planted by the agent')\n")
+
+    assert reward("gold", lambda c: None) == "1"
+    assert reward("edited", edit_test) == "0"
+    assert reward("planted", ignored_conftest) == "1" and not (tmp_path / "planted/tests/conftest.py").exists()

@@ -9,6 +9,7 @@ import time
 import pyarrow.parquet as pq
 import pytest
 
+from datagen.errors import UserError
 from datagen.pool import ledger
 from datagen.pool.leases import LeaseConflict, LeaseIndex, LeaseNotFound
 from tests.pool.conftest import build_pool
@@ -95,3 +96,39 @@ def test_rows_read_from_many_threads_at_once_are_the_pool_rows(tmp_path, monkeyp
     with concurrent.futures.ThreadPoolExecutor(8) as workers:
         got = list(workers.map(rows.get, asks))
     assert got == [[want[p] for p in ask] for ask in asks]
+
+
+def test_partial_release_then_commit_the_rest_and_restart(tmp_path):
+    pool = build_pool(tmp_path, 10)
+    index = LeaseIndex(pool)
+    claim = index.claim("verl", 5, lease_s=60)
+    given, kept = ids(claim)[:2], ids(claim)[2:]
+    lease = index.release(claim.lease.lease_id, given)
+    assert (len(lease.ids), len(lease.returned), lease.released) == (3, 2, False)
+    assert index.release(claim.lease.lease_id, given).returned == given  # idempotent
+    with pytest.raises(UserError, match="does not hold"):
+        index.release(claim.lease.lease_id, ["not-in-this-lease"])
+    assert ids(index.claim("other", 2, lease_s=60)) == given  # free again, first in pool order
+    index.commit(claim.lease.lease_id)
+    restarted = LeaseIndex(pool)  # the journal alone says the same
+    assert restarted.status() == index.status() and (index.status()["used"], index.status()["leased"]) == (3, 2)
+    assert restarted.leases[claim.lease.lease_id].ids == kept and restarted.commit(claim.lease.lease_id).committed
+    committed = [e.instruction_id for e in ledger.read_journal(pool / "ledger" / "journal.jsonl") if e.op == "commit"]
+    assert committed == kept
+
+
+def test_split_sets_rows_aside_until_released(tmp_path):
+    pool = build_pool(tmp_path, 10)
+    index = LeaseIndex(pool)
+    claim = index.claim("verl", 4, lease_s=60)
+    aside = index.split(claim.lease.lease_id, ids(claim)[:1])
+    assert aside.ids == ids(claim)[:1] and aside.consumer == "verl" and index.leases[claim.lease.lease_id].ids == \
+        ids(claim)[1:]
+    assert not set(ids(index.claim("verl", 3, lease_s=60))) & set(ids(claim))  # set aside: not handed out again
+    index.commit(claim.lease.lease_id)
+    restarted = LeaseIndex(pool)
+    assert restarted.status() == index.status() == {**index.status(), "used": 3, "leased": 4, "free": 3}
+    restarted.release(aside.lease_id)
+    assert restarted.status()["free"] == 4 and ids(restarted.claim("x", 1, lease_s=5)) == aside.ids
+    with pytest.raises(LeaseConflict):
+        restarted.split(claim.lease.lease_id, ids(claim)[1:2])  # committed

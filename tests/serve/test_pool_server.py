@@ -161,11 +161,11 @@ def test_dead_client_take_beside_and_tokens(tmp_path):
         # the trainer-side sampler (verl's data.sampler): dataset indices in claim order, commits on update
         verl = pq.read_table(pool / "exports" / "verl" / "train.parquet").to_pylist()
         dataset_ids = [r["extra_info"]["instruction_id"] for r in verl]
-        sampler = PoolIndexSampler(dataset_ids, "verl-run", batch_size=4, url=url, token=token)
+        sampler = PoolIndexSampler(dataset_ids, "verl-run", batch_size=4, url=url, token=token, drop_last=False)
         order = list(sampler)
         assert len(order) == 17 and len(set(order)) == 17  # the 17 left: 30 - 10 taken - 3 committed
         sampler.update()
-        assert client.status()["used"] == 30 and not sampler.done
+        assert client.status()["used"] == 30 and not sampler.handed
     # anything but loopback without a token is refused with one line
     refused = subprocess.run([sys.executable, "-m", "datagen.cli.app", "serve", "pool", str(pool), "--host",
                               "0.0.0.0"], capture_output=True, text=True, env=env(DATAGEN_SERVE_TOKEN=""), cwd=ROOT)

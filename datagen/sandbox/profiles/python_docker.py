@@ -27,6 +27,16 @@ def render_dockerfile(plan: EnvPlan, repo: str = "repo") -> str:
              "ENV PIP_NO_INPUT=1 PIP_DISABLE_PIP_VERSION_CHECK=1 PYTHONDONTWRITEBYTECODE=1"]
     for key, value in sorted(plan.env.items()):
         lines.append(f"ENV {key}={shlex.quote(value)}")
+    lines += install_lines(plan)
+    lines += ["ENV PYTHONPATH=/repo/src:/repo",
+              "CMD " + json.dumps(plan.test_command or ["python", "-m", "pytest"]), ""]
+    return "\n".join(lines)
+
+
+def install_lines(plan: EnvPlan) -> list[str]:
+    """The plan's install steps as Dockerfile ``RUN`` lines (pip for Python plans; a
+    command step runs as it is), each after a comment naming where it came from."""
+    lines = []
     for step in plan.install:
         lines.append(f"# {step.name}: {step.origin or '-'} ({step.source})")
         if step.kind == "project":
@@ -42,6 +52,4 @@ def render_dockerfile(plan: EnvPlan, repo: str = "repo") -> str:
                          "echo \"skipped $r\"; done)")
         else:
             lines.append(f"RUN pip install {args}")
-    lines += ["ENV PYTHONPATH=/repo/src:/repo",
-              "CMD " + json.dumps(plan.test_command or ["python", "-m", "pytest"]), ""]
-    return "\n".join(lines)
+    return lines
