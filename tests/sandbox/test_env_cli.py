@@ -116,9 +116,9 @@ def test_a_repo_no_profile_runs_and_an_unknown_runner_are_clear_errors(tmp_path)
     (tmp_path / "docs").mkdir()
     (tmp_path / "docs" / "README.md").write_text("# nothing to test\n")
     r = runner.invoke(app, ["env", "plan", str(tmp_path / "docs")])
-    assert r.exit_code != 0 and "no profile runs this repo's tests" in str(r.exception)
+    assert r.exit_code == 2 and "no profile runs this repo's tests" in r.output
     r = runner.invoke(app, ["env", "plan", str(tmp_path / "docs"), "--runner", "nope"])
-    assert r.exit_code != 0 and "unknown test runner 'nope'" in str(r.exception)
+    assert r.exit_code == 2 and "unknown test runner 'nope'" in r.output
 
 
 @pytest.mark.slow
