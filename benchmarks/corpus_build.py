@@ -78,10 +78,11 @@ def timed(cmd: list[str], **kw) -> tuple[subprocess.CompletedProcess, float, flo
     return done, wall, cpu
 
 
-def build_corpus(dest: Path, mb: float, seed: int) -> list[Path]:
-    """Copy whole packages of site-packages (``.py`` files only) into ``dest/<package>``."""
+def build_corpus(dest: Path, mb: float, seed: int, sources: list[Path] | None = None) -> list[Path]:
+    """Copy whole packages of site-packages (``.py`` files only) into ``dest/<package>``;
+    ``sources``: other folders of packages too (the first folder holding a name wins)."""
     packages: dict[str, tuple[Path, list[Path]]] = {}  # name -> (its folder, its .py files)
-    for sp in site.getsitepackages():
+    for sp in [*site.getsitepackages(), *(sources or [])]:
         for top in sorted(Path(sp).iterdir()):
             if top.is_dir() and not top.name.endswith((".dist-info", ".egg-info", "__pycache__")):
                 files = sorted(p for p in top.rglob("*.py") if p.is_file() and not p.is_symlink())
@@ -178,6 +179,8 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--root", type=Path, default=ROOT, help="checkout whose datagen runs")
     ap.add_argument("--keep", type=Path, help="build (or reuse) the corpus here and keep it")
+    ap.add_argument("--source", type=Path, action="append", default=[],
+                    help="another folder of packages to draw from (e.g. the stdlib; repeatable)")
     ap.add_argument("--datatrove-only", nargs=2, type=Path, metavar=("CORPUS", "OUT"), help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.datatrove_only:
@@ -188,7 +191,7 @@ def main() -> None:
         if corpus.exists() and any(corpus.iterdir()):
             repos = sorted(p for p in corpus.iterdir() if p.is_dir())
         else:
-            repos = build_corpus(corpus, args.mb, args.seed)
+            repos = build_corpus(corpus, args.mb, args.seed, args.source)
         runs: dict[str, list[tuple[float, float]]] = {"datagen": [], "datatrove": []}
         for i in range(args.rounds):
             for side in ("datatrove", "datagen") if i % 2 == 0 else ("datagen", "datatrove"):
