@@ -334,12 +334,11 @@ def _stage_dir(crawl_parquets: list[Path], work_dir: Path, cfg: NearDedupConfig,
     return work_dir / f"near_dedup-{digest}"
 
 
-# Crawl parquet bytes (LZ4; about 3x as much text) below which one more worker process
+# Crawl parquet bytes (zstd; about 4x as much text) below which one more worker process
 # costs more than it saves: each stage's pool starts processes and ships them its
 # pipeline, about as long as hashing this much text (on 50 MB of Python the stage took
-# 2.1-2.6 s with ``-w 2`` against 1.2-1.4 s in one process). 40 MB of LZ4 is the 128 MB
-# of text that 32 MB of zstd was, when the crawl wrote zstd.
-MIN_BYTES_PER_TASK = 40 << 20
+# 2.1-2.6 s with ``-w 2`` against 1.2-1.4 s in one process).
+MIN_BYTES_PER_TASK = 32 << 20
 
 
 def useful_workers(crawl_parquets: list[Path], workers: int) -> int:
