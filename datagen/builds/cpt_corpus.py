@@ -61,7 +61,7 @@ from datagen.builds.procs import alive
 from datagen.builds.progress import Stopwatch, progress_bar
 from datagen.builds.run import BuildRun
 from datagen.builds.shards import write_text_shards
-from datagen.builds.steps import RowsParquetWriter, preload_in_workers
+from datagen.builds.steps import RowsParquetWriter
 from datagen.builds.switch import switch_outputs
 from datagen.config.base import load_recipe, validate
 from datagen.config.cpt import CptCorpusRecipe
@@ -300,8 +300,6 @@ def _crawl(s: _Stages, listing: _Listing) -> list[str]:
     imports = [ImportsStep()] if s.cfg.pack.order == "imports" else []
     steps = [RepoFileReader(str(path), s.cfg.crawl.files_per_task, s.cfg.crawl),
              *file_steps(s.cfg, listing.repos), *imports, RowsParquetWriter(str(s.work / "crawl"))]
-    # The workers of this stage and of near dedup's fork with their modules loaded.
-    preload_in_workers([type(step).__module__ for step in steps] + ["datagen.curate.near_dedup"])
     with s.clock.stage("crawl"):
         s.runner.run("crawling", steps, tasks, min(s.cfg.workers, tasks), s.work / "logs" / "crawl",
                      progress={"files_per_task": s.cfg.crawl.files_per_task, "total_files": listing.files})

@@ -94,18 +94,6 @@ def _arrow_table(batch: dict[str, list], schema: pa.Schema) -> pa.Table:
     return frame.to_arrow().cast(schema)  # a null in a non-nullable column is an error here
 
 
-def preload_in_workers(modules: list[str]) -> None:
-    """Import ``modules`` once in the forkserver that datatrove's local pools fork their
-    workers from, so that every worker of every stage starts with them loaded instead of
-    importing them itself (about 0.8 CPU s per worker for the crawl or near-dedup steps:
-    polars, pyarrow, datatrove, the rule packs' modules; six workers in a ``-w 2`` build).
-    Takes effect only before the first pool of the process starts the forkserver; the
-    forkserver only imports (it runs no polars or Arrow work, so no thread pool is forked)."""
-    import multiprocess.forkserver
-
-    multiprocess.forkserver.set_forkserver_preload(["__main__", *dict.fromkeys(modules)])
-
-
 def _manager_init() -> None:  # runs in the manager process
     die_with_parent(signal.SIGTERM)
 
