@@ -19,7 +19,9 @@ Prints each round's wall time and, where the host lets us make a cpuacct cgroup,
 core-seconds of the whole process tree (steadier than wall time on a shared machine);
 the ratios (datatrove / datagen: above 1 means the whole datagen build is faster than
 datatrove's dedup alone) and datagen's time per stage. ``--root`` runs the datagen of
-another checkout (e.g. to compare two branches in one run).
+another checkout; ``--also-root`` runs a second checkout's datagen in the same rounds
+(e.g. main before and after a change, side by side with datatrove). Each round prints
+the machine's load average (``os.getloadavg``), which a shared machine needs read with it.
 
     python benchmarks/corpus_build.py --mb 50 --rounds 3
 """
@@ -78,10 +80,11 @@ def timed(cmd: list[str], **kw) -> tuple[subprocess.CompletedProcess, float, flo
     return done, wall, cpu
 
 
-def build_corpus(dest: Path, mb: float, seed: int) -> list[Path]:
-    """Copy whole packages of site-packages (``.py`` files only) into ``dest/<package>``."""
+def build_corpus(dest: Path, mb: float, seed: int, sources: list[Path] | None = None) -> list[Path]:
+    """Copy whole packages of site-packages (``.py`` files only) into ``dest/<package>``;
+    ``sources``: other folders of packages too (the first folder holding a name wins)."""
     packages: dict[str, tuple[Path, list[Path]]] = {}  # name -> (its folder, its .py files)
-    for sp in site.getsitepackages():
+    for sp in [*site.getsitepackages(), *(sources or [])]:
         for top in sorted(Path(sp).iterdir()):
             if top.is_dir() and not top.name.endswith((".dist-info", ".egg-info", "__pycache__")):
                 files = sorted(p for p in top.rglob("*.py") if p.is_file() and not p.is_symlink())
@@ -177,7 +180,10 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--root", type=Path, default=ROOT, help="checkout whose datagen runs")
+    ap.add_argument("--also-root", type=Path, help="a second checkout whose datagen runs in the same rounds")
     ap.add_argument("--keep", type=Path, help="build (or reuse) the corpus here and keep it")
+    ap.add_argument("--source", type=Path, action="append", default=[],
+                    help="another folder of packages to draw from (e.g. the stdlib; repeatable)")
     ap.add_argument("--datatrove-only", nargs=2, type=Path, metavar=("CORPUS", "OUT"), help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.datatrove_only:
@@ -188,28 +194,36 @@ def main() -> None:
         if corpus.exists() and any(corpus.iterdir()):
             repos = sorted(p for p in corpus.iterdir() if p.is_dir())
         else:
-            repos = build_corpus(corpus, args.mb, args.seed)
-        runs: dict[str, list[tuple[float, float]]] = {"datagen": [], "datatrove": []}
+            repos = build_corpus(corpus, args.mb, args.seed, args.source)
+        roots = {"datagen": args.root, **({"datagen-also": args.also_root} if args.also_root else {})}
+        sides = ["datatrove", *roots]
+        runs: dict[str, list[tuple[float, float]]] = {side: [] for side in sides}
         for i in range(args.rounds):
-            for side in ("datatrove", "datagen") if i % 2 == 0 else ("datagen", "datatrove"):
+            for side in sides if i % 2 == 0 else sides[::-1]:
                 out = tmp / f"{side}-{i}"
-                if side == "datagen":
-                    wall, cpu, stages = run_datagen(args.root, repos, out, args.workers)
+                load = os.getloadavg()[0]
+                if side in roots:
+                    wall, cpu, stages = run_datagen(roots[side], repos, out, args.workers)
                     note = f"  ({stages})"
                 else:
                     wall, cpu = run_datatrove(corpus, out, args.workers)
                     note = ""
                 runs[side].append((wall, cpu))
-                print(f"round {i + 1}: {side:9s} {wall:6.2f} s wall, {cpu:6.2f} core-s{note}", flush=True)
+                print(f"round {i + 1}: {side:12s} {wall:6.2f} s wall, {cpu:6.2f} core-s, load "
+                      f"{load:.1f} -> {os.getloadavg()[0]:.1f}{note}", flush=True)
                 shutil.rmtree(out, ignore_errors=True)
-        for side, name in (("datagen", "datagen build cpt-corpus"), ("datatrove", "datatrove MinHash pipeline")):
+        names = {"datatrove": "datatrove MinHash pipeline", "datagen": f"datagen build cpt-corpus ({roots['datagen']})"}
+        if args.also_root:
+            names["datagen-also"] = f"datagen build cpt-corpus ({args.also_root})"
+        for side, name in names.items():
             walls, cpus = zip(*runs[side], strict=True)
             print(f"{name} -w {args.workers}: median {statistics.median(walls):6.2f} s wall, "
                   f"{statistics.median(cpus):6.2f} core-s")
-        for k, what in ((0, "wall"), (1, "core-s")):
-            ratios = [t[k] / g[k] for t, g in zip(runs["datatrove"], runs["datagen"], strict=True)]
-            print(f"ratio datatrove / datagen ({what}): median {statistics.median(ratios):.2f}x "
-                  f"(rounds: {', '.join(f'{r:.2f}' for r in ratios)})")
+        for side in roots:
+            for k, what in ((0, "wall"), (1, "core-s")):
+                ratios = [t[k] / g[k] for t, g in zip(runs["datatrove"], runs[side], strict=True)]
+                print(f"ratio datatrove / {side} ({what}): median {statistics.median(ratios):.2f}x "
+                      f"(rounds: {', '.join(f'{r:.2f}' for r in ratios)})")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

@@ -87,7 +87,7 @@ def quality_scores(text: str, may_have_data: bool = True) -> dict[str, float | i
     """The scores of one file; ``may_have_data=False`` (from ``may_have_data_lines``)
     skips the data-line search."""
     lines = text.splitlines() or [""]
-    lengths = [len(line) for line in lines]
+    lengths = list(map(len, lines))
     alnum = count_alnum(text)
     data_lines = 0
     if may_have_data and _ANY_DATA_LINE.search(text):

@@ -6,6 +6,9 @@ recorded for every parsed file; ``SyntaxStep`` drops files at or above the recip
 
 from __future__ import annotations
 
+from collections import OrderedDict
+
+import xxhash
 from datatrove.data import Document
 from tree_sitter import Node, Parser
 
@@ -47,14 +50,17 @@ FALLBACK = {"c": "cpp"}
 def error_ratio(text: str, grammar: str) -> float:
     """Share of lines holding tokens the parser could not place (0.0 .. 1.0); for C the
     lower of the C and C++ parses."""
-    ratio = _error_ratio(text, grammar)
+    return _bytes_error_ratio(text.encode("utf-8", "surrogatepass"), grammar)
+
+
+def _bytes_error_ratio(data: bytes, grammar: str) -> float:
+    ratio = _error_ratio(data, grammar)
     if ratio > 0 and grammar in FALLBACK:
-        ratio = min(ratio, _error_ratio(text, FALLBACK[grammar]))
+        ratio = min(ratio, _error_ratio(data, FALLBACK[grammar]))
     return ratio
 
 
-def _error_ratio(text: str, grammar: str) -> float:
-    data = text.encode("utf-8", "surrogatepass")
+def _error_ratio(data: bytes, grammar: str) -> float:
     tree = parser_for(grammar).parse(data)
     lines = data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
     if not tree.root_node.has_error or lines == 0:
@@ -81,16 +87,30 @@ class SyntaxStep(FileStep):
     name = "syntax check"
     section = "syntax"
     writes = ("syntax_error_ratio",)
+    # Scores of recent texts by (grammar, hash of the bytes): a copy of a file (vendored
+    # twice, a template) is parsed once per worker. The parse is the crawl's largest cost;
+    # the same bytes always get the same score.
+    remembered = 4096
 
     def __init__(self, cfg: SyntaxConfig):
         super().__init__()
         self.cfg = cfg
+        self._scores: OrderedDict[tuple[str, bytes], float] = OrderedDict()
 
     def process(self, doc: Document) -> None:
         grammar = grammar_name(doc.metadata.get("lang"), doc.metadata.get("path", ""))
         if grammar is None or len(doc.text) > self.cfg.max_bytes:
             return
-        ratio = round(error_ratio(doc.text, grammar), 6)
+        data = doc.text.encode("utf-8", "surrogatepass")
+        key = (grammar, xxhash.xxh3_128_digest(data))
+        ratio = self._scores.get(key)
+        if ratio is None:
+            ratio = self._scores[key] = round(_bytes_error_ratio(data, grammar), 6)
+            if len(self._scores) > self.remembered:
+                self._scores.popitem(last=False)
+        else:
+            self._scores.move_to_end(key)
+            self.stat_update("same_text")
         doc.metadata["syntax_error_ratio"] = ratio
         self.stat_update(f"parsed_{grammar}")
         cut = self.cfg.lang_max_error_ratio.get(grammar, self.cfg.max_error_ratio)

@@ -101,3 +101,20 @@ def test_c_headers_fall_back_to_cpp_and_macros_stay_under_the_c_cut():
     assert doc.metadata["decision"] == "kept"
     (doc,) = SyntaxStep(SyntaxConfig()).run([_doc(BROKEN["c"] * 3, "c", "bad.c")])
     assert doc.metadata["reason"] == "syntax_errors"
+
+
+def test_a_repeated_text_is_scored_once_with_the_same_score():
+    """The step remembers recent scores by (grammar, bytes): a copy gets the score of the
+    original without a second parse; the same text under another grammar is parsed anew,
+    and a text the memory has let go of is parsed again to the same score."""
+    step = SyntaxStep(SyntaxConfig(max_error_ratio=1.0))
+    step.remembered = 2
+    text = VALID["go"]  # clean Go, not Python
+    docs = [_doc(text, "go", "a.go"), _doc(text, "go", "copy.go"), _doc(text, "python", "a.py"),
+            _doc(VALID["python"], "python", "b.py"), _doc(VALID["rust"], "rust", "c.rs"),
+            _doc(text, "go", "again.go")]
+    out = list(step.run(docs))
+    ratios = [d.metadata["syntax_error_ratio"] for d in out]
+    assert ratios[0] == ratios[1] == ratios[5] == 0.0
+    assert ratios[2] == round(error_ratio(text, "python"), 6) > 0
+    assert step.stats["same_text"].total == 1  # only copy.go: again.go came after 3 others (memory of 2)
