@@ -156,7 +156,9 @@ class PytestProfile(Profile):
         return env.extra.python if env.extra is not None else "python3"
 
     def test_command(self, env: ProfileEnv, workdir: Path, tests: list[str] | None) -> list[str]:
-        return pytest_command(self.python(env), self.report, sorted(set(tests or [])))
+        # the whole suite: the plan's test paths (the ini's ``testpaths``, or a tox pytest
+        # command's folders where the ini names none), as the repo's own runs collect it
+        return pytest_command(self.python(env), self.report, sorted(set(tests or [])) or suite_paths(env.plan, workdir))
 
     def grading_targets(self, tests: list[str]) -> list[str]:
         """The files holding ``tests``: whole files, so a missing test does not abort the run."""
@@ -179,7 +181,8 @@ class PytestProfile(Profile):
         # --continue-on-collection-errors as in every test run: one module that does not
         # collect (markdown's, under filterwarnings = error) must not stop the whole map
         run = [py, "-m", "coverage", "run", *settings, "--source=.", "-m", "pytest", "-p", CONTEXT_PLUGIN,
-               "-p", "no:cacheprovider", "--continue-on-collection-errors", "-q", *_single_tracer(env)]
+               "-p", "no:cacheprovider", "--continue-on-collection-errors", "-q", *_single_tracer(env),
+               *suite_paths(env.plan, workdir)]
         sandbox.run(run, workdir, limits, env=run_env, ro_paths=ro)
         report = [py, "-m", "coverage", "json", *settings, "--show-contexts", "-o", COVERAGE_JSON]
         sandbox.run(report, workdir, limits, env=run_env, ro_paths=ro)
@@ -225,6 +228,11 @@ class PytestProfile(Profile):
         if len(runs) == 1:
             return [*lines, *runs]
         return [*lines, "status=0", *(f"{run} || status=1" for run in runs), 'exit "$status"']
+
+
+def suite_paths(plan: EnvPlan, workdir: Path) -> list[str]:
+    """The plan's test paths that exist in ``workdir`` (none: pytest's own discovery)."""
+    return [p for p in plan.test_paths if (workdir / p).exists()]
 
 
 def in_testpaths_order(tests: list[str], test_paths: list[str]) -> list[str]:
