@@ -6,6 +6,7 @@ Test ids are pytest node ids (``tests/test_x.py::TestA::test_b[1]``).
 
 from __future__ import annotations
 
+import fnmatch
 import json
 import shlex
 import sys
@@ -120,7 +121,8 @@ class PytestProfile(Profile):
         """A file pytest collects by default (``test_*.py`` / ``*_test.py``): a Python helper
         script in a C or JS repo's ``tests/`` folder (e.g. a vendored test framework's tools)
         does not make the repo a pytest repo."""
-        return any(_pytest_collects(p) for p in paths)
+        patterns = python_files(src)
+        return any(_pytest_collects(p, patterns) for p in paths)
 
     def plan(self, src: Path) -> EnvPlan:
         try:  # the environments work's rules, where they have landed
@@ -266,9 +268,21 @@ def _chunks(tests: list[str], budget: int) -> list[list[str]]:
     return out
 
 
-def _pytest_collects(path: str) -> bool:
-    """Whether pytest's default ``python_files`` (``test_*.py``, ``*_test.py``) matches ``path``,
+def python_files(src: Path) -> tuple[str, ...]:
+    """The file patterns pytest collects in ``src``: its config's ``python_files``
+    (``check_*.py``, ``*_tests.py``), else pytest's default."""
+    from datagen.sandbox.profiles.python_plan import pytest_config
+
+    given = tuple(pytest_config(src).get("python_files", "").split())
+    return given or DEFAULT_PYTHON_FILES
+
+
+DEFAULT_PYTHON_FILES = ("test_*.py", "*_test.py")
+
+
+def _pytest_collects(path: str, patterns: tuple[str, ...] = DEFAULT_PYTHON_FILES) -> bool:
+    """Whether ``python_files`` (default ``test_*.py``, ``*_test.py``) matches ``path``,
     or it is a unittest-style ``test.py`` / ``tests.py`` (the Python plan has pytest collect those)."""
     name = path.rsplit("/", 1)[-1]
-    return name.endswith(".py") and (name.startswith("test_") or name.endswith("_test.py")
+    return name.endswith(".py") and (any(fnmatch.fnmatchcase(name, pat) for pat in patterns)
                                      or name in ("test.py", "tests.py"))

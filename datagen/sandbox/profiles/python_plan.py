@@ -129,6 +129,11 @@ def python_plan(src: Path, pythons: list[str] | tuple[str, ...] = (), test_requi
     return plan
 
 
+def pytest_config(src: Path) -> dict[str, str]:
+    """The repo's pytest ini options, from the file pytest itself would pick first."""
+    return _Meta(Path(src), "").pytest_config()
+
+
 def generated_files(src: Path) -> dict[str, str]:
     """Build-generated files (VCS version files) the repo's source lacks: path -> text."""
     return _Meta(Path(src), "").generated_files()
