@@ -90,10 +90,10 @@ def _repo(root: Path, manager: str, lock: str, version: str = "7.0.0") -> Path:
     return root
 
 
-def _env(src: Path, tmp_path: Path):
+def _env(src: Path, tmp_path: Path, runner: str = "node"):
     sandbox = untrusted_sandbox("auto")
     limits = SandboxLimits(timeout_s=300, memory_mb=4096, processes=256)
-    profile = get_profile("node")
+    profile = get_profile(runner)
     return profile, sandbox, limits, ensure_env(profile, src, EnvConfig(cache_dir=str(tmp_path / "envs"),
                                                                         setup_timeout_s=600), sandbox, limits)
 

@@ -33,6 +33,7 @@ from datagen.sandbox.profiles.base import (
 from datagen.sandbox.profiles.registry import register
 
 V8_COVERAGE = ".datagen-v8-coverage"  # NODE_V8_COVERAGE's folder in a coverage run's copy
+MOCHA_STDOUT = ".datagen-mocha-stdout"  # an old mocha's json report, printed on stdout
 JS_RUNNERS = ("vitest", "jest", "mocha", "ava")  # looked up in this order among the dependencies
 LOCK_FILES = (("pnpm-lock.yaml", "pnpm"), ("yarn.lock", "yarn"), ("package-lock.json", "npm"),
               ("npm-shrinkwrap.json", "npm"))
@@ -418,11 +419,16 @@ class MochaProfile(JestProfile):
     tool = "mocha"
 
     def test_command(self, env: ProfileEnv, workdir: Path, tests: list[str] | None) -> list[str]:
-        cmd = ["node_modules/.bin/mocha", "--reporter", "json", "--reporter-option", f"output={self.report}"]
+        """``--reporter-options`` (the spelling every mocha knows; mocha 3 has no
+        ``--reporter-option``); a mocha older than the json reporter's ``output`` option (9)
+        prints the report on stdout, which then becomes the report file."""
+        cmd = ["node_modules/.bin/mocha", "--reporter", "json", "--reporter-options", f"output={self.report}"]
         cmd += mocha_script_args(env.plan.test_command[1:] if env.plan.test_command else [])
         if tests:
             cmd += ["--grep", _alternation([" ".join(_split(t)[1]) for t in tests])]
-        return cmd
+        out = shlex.quote(MOCHA_STDOUT)
+        return ["sh", "-c", f"{shlex.join(cmd)} > {out}; rc=$?; [ -s {shlex.quote(self.report)} ] || "
+                f"sed -n '/^{{$/,$p' {out} > {shlex.quote(self.report)}; exit $rc"]  # from the report's own first line
 
     def plan(self, src: Path) -> EnvPlan:
         plan = super().plan(src)
