@@ -248,3 +248,20 @@ def test_tox_factor_lines_apply_only_to_the_chosen_interpreter(tmp_path):
     assert plan.install[-1].args == ["pytest", "coverage"]
     assert plan.env.get("PY_MODULE") == "hyperlink"
     assert plan.test_paths == ["src/hyperlink"]
+
+
+def test_a_tox_command_over_several_lines_with_posargs_defaults(tmp_path):
+    """cssselect's tox.ini: a backslash-continued command whose last line is
+    ``{posargs: cssselect tests docs}`` (once read as a factor condition with an unclosed
+    brace, which expanded forever). The command is one line and its default paths count."""
+    import threading
+
+    tox = ("[tox]\nenvlist = pylint,py,docs\n\n[testenv]\ndeps =\n    pytest>=5.4\ncommands =\n"
+           "    pytest --cov=pkg \\\n        --cov-report=xml \\\n        {posargs: pkg tests}\n")
+    src = _tree(tmp_path, {"tox.ini": tox, "pkg/__init__.py": "", "tests/test_a.py": ""})
+    out: list = []
+    worker = threading.Thread(target=lambda: out.append(python_plan(src, pythons=[sys.executable])), daemon=True)
+    worker.start()
+    worker.join(timeout=60)
+    assert out, "python_plan did not return"
+    assert out[0].test_paths == ["pkg", "tests"]

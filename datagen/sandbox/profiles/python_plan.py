@@ -285,6 +285,8 @@ class _Meta:
                     out += self._tox_values(ref.group(1), ref.group(2), seen | {name})
                 continue
             cond = re.match(r"^(!?[\w.{},!\-]+):(?!//)\s*(\S.*)$", line)  # not a URL's scheme
+            if cond is not None and not _balanced(cond.group(1)):
+                cond = None  # ``{posargs: tests}`` on a line of its own is no factor condition
             if cond is None:
                 out.append(line)
             elif _factors_hold(cond.group(1), self._tox_factors()):
@@ -405,7 +407,13 @@ class _Meta:
     def tox_commands(self) -> list[str]:
         if self.tox is None or not self.tox.has_section("testenv"):
             return []
-        return self._tox_values("testenv", "commands")
+        lines, joined = self._tox_values("testenv", "commands"), []
+        for line in lines:  # a line ending in a backslash goes on on the next (tox joins them)
+            if joined and joined[-1].endswith("\\"):
+                joined[-1] = joined[-1][:-1].rstrip() + " " + line
+            else:
+                joined.append(line)
+        return joined
 
     def tox_env(self) -> dict[str, str]:
         """``setenv`` of tox's ``[testenv]`` that holds plain values (no substitutions), then
@@ -435,7 +443,7 @@ class _Meta:
         env = self.tox_env()
         for _ in range(4):  # inner substitutions first
             new = re.sub(r"\{env:([\w]+)(?::([^{}]*))?\}", lambda m: env.get(m.group(1), m.group(2) or ""), word)
-            new = re.sub(r"\{posargs(?::([^{}]*))?\}", lambda m: m.group(1) or "", new)
+            new = re.sub(r"\{posargs(?::([^{}]*))?\}", lambda m: (m.group(1) or "").strip(), new)
             if new == word:
                 break
             word = new
@@ -448,7 +456,7 @@ class _Meta:
         if given:
             return [p for p in given if (self.src / p).exists()] or given
         for cmd in self.tox_commands():
-            words = [self._tox_substitute(w) for w in cmd.split()]
+            words = self._tox_substitute(cmd).split()
             if "pytest" in words or "py.test" in words:
                 paths = [w for w in words if not w.startswith(("-", "{")) and (self.src / w).exists()
                          and w not in ("pytest", "py.test")]
@@ -464,18 +472,27 @@ def _expand_braces(text: str) -> list[str]:
     """tox's generative names: ``test-py{38,39}, lint`` -> test-py38, test-py39, lint."""
     out: list[str] = []
     for part in re.split(r",(?![^{]*\})|\n", text):
-        items = [part.strip()]
-        while any("{" in i for i in items):
+        items, done = [part.strip()], []
+        while items:  # each pass expands one {...} of every item; an item without one is done
             nxt = []
             for i in items:
                 m = re.search(r"\{([^{}]*)\}", i)
                 if m is None:
-                    nxt.append(i)
-                    continue
-                nxt += [i[:m.start()] + alt.strip() + i[m.end():] for alt in m.group(1).split(",")]
+                    done.append(i)
+                else:
+                    nxt += [i[:m.start()] + alt.strip() + i[m.end():] for alt in m.group(1).split(",")]
             items = nxt
-        out += [i for i in items if i]
+        out += [i for i in done if i]
     return out
+
+
+def _balanced(text: str) -> bool:
+    depth = 0
+    for ch in text:
+        depth += {"{": 1, "}": -1}.get(ch, 0)
+        if depth < 0:
+            return False
+    return depth == 0
 
 
 def _factors_hold(condition: str, factors: set[str]) -> bool:
