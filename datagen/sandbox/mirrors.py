@@ -47,9 +47,8 @@ def keyed(key: str, m: MirrorsConfig) -> str:
 
 def cargo_config(url: str) -> str:
     """A cargo ``config.toml`` replacing crates.io with ``url`` (sparse+https:// or a git index)."""
-    kind = "registry"
     return (f'[source.crates-io]\nreplace-with = "datagen-mirror"\n\n'
-            f'[source.datagen-mirror]\n{kind} = {json.dumps(url)}\n')
+            f'[source.datagen-mirror]\nregistry = {json.dumps(url)}\n')
 
 
 def maven_settings(url: str) -> str:
