@@ -90,3 +90,33 @@ def test_coverage_maps_each_line_to_the_tests_that_run_it(tmp_path):
     assert base.tests_reaching("calc/calc.go", 3, 5) == [f"{pkg}::TestAdd"]
     assert base.tests_reaching("calc/calc.go", 7, 9) == [f"{pkg}::TestMul", f"{pkg}::TestMul/small"]
     assert base.tests_reaching("calc/calc.go", 11, 13) == []  # no test runs Unused
+
+
+QUOTED = {  # xxhash's subtests are named input="asd": test2json writes them as JSON strings
+    "go.mod": "module example.com/q\n\ngo 1.19\n",
+    "q_test.go": 'package q\n\nimport "testing"\n\nfunc TestAll(t *testing.T) {\n'
+                 '\tfor _, in := range []string{`input="asd"`, "a<b&c", `back\\slash`} {\n'
+                 "\t\tt.Run(in, func(t *testing.T) {})\n\t}\n}\n",
+}
+
+
+@needs_go
+def test_the_eval_script_finds_subtests_whose_names_json_escapes(tmp_path):
+    """The eval script greps test2json's events: a name with quotes, <, & or a backslash is
+    a JSON string there, so the raw name never matched and a passing task failed its replay."""
+    import subprocess
+
+    repo = _write(tmp_path / "q", QUOTED)
+    ids = ["example.com/q::TestAll", 'example.com/q::TestAll/input="asd"', "example.com/q::TestAll/a<b&c",
+           "example.com/q::TestAll/back\\slash"]
+    profile = get_profile("go")
+    script = profile.eval_script(profile.plan(repo), ids)
+    run = subprocess.run(["bash", "-c", script], cwd=repo, capture_output=True, text=True, timeout=300,
+                         env={"PATH": "/usr/bin:/bin:/usr/local/bin", "HOME": str(tmp_path),
+                              "GOCACHE": str(tmp_path / "gocache"), "GOPATH": str(tmp_path / "gopath")})
+    assert run.returncode == 0, run.stdout[-2000:]
+    bad = profile.eval_script(profile.plan(repo), [*ids, 'example.com/q::TestAll/input="nope"'])
+    run = subprocess.run(["bash", "-c", bad], cwd=repo, capture_output=True, text=True, timeout=300,
+                         env={"PATH": "/usr/bin:/bin:/usr/local/bin", "HOME": str(tmp_path),
+                              "GOCACHE": str(tmp_path / "gocache"), "GOPATH": str(tmp_path / "gopath")})
+    assert run.returncode != 0 and 'NOT PASSED: example.com/q::TestAll/input="nope"' in run.stdout

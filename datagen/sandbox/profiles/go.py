@@ -21,6 +21,7 @@ passing tests.
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
 import shutil
@@ -204,10 +205,22 @@ class GoProfile(Profile):
                  'echo "go test exit $?"', "bad=0"]
         for t in tests:
             package, name = t.split("::", 1)
-            event = f'"Action":"pass","Package":"{package}","Test":"{name}"'
-            lines.append(f"grep -qF {shlex.quote(event)} .datagen-eval.jsonl || "
+            # the names as test2json writes them: JSON strings (xxhash's subtest
+            # `input="asd"` is "input=\"asd\"" there), with or without Go's HTML escapes
+            spellings = dict.fromkeys(f'"Action":"pass","Package":{_json_str(package, h)},"Test":{_json_str(name, h)}'
+                                      for h in (False, True))
+            patterns = " ".join(f"-e {shlex.quote(e)}" for e in spellings)
+            lines.append(f"grep -qF {patterns} .datagen-eval.jsonl || "
                          f"{{ echo {shlex.quote('NOT PASSED: ' + t)}; bad=1; }}")
         return [*lines, "exit $bad"]
+
+
+def _json_str(text: str, html: bool) -> str:
+    """``text`` as Go's encoding/json writes it (``html``: with ``<``, ``>``, ``&`` escaped)."""
+    out = json.dumps(text, ensure_ascii=False)
+    if html:
+        out = out.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    return out.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
 
 
 def go_test_argv(tests: list[str] | None) -> list[str]:
