@@ -46,6 +46,24 @@ class SandboxConfig(StrictModel):
     )
 
 
+class MirrorsConfig(StrictModel):
+    """Where environment setup fetches packages from instead of the public registries (a
+    site's own mirror or proxy); each is written into every environment it concerns. Unset:
+    the registries' defaults."""
+
+    pypi: str | None = Field(None, description="a PyPI simple index URL (uv's default index, pip's index-url)")
+    npm: str | None = Field(None, description="an npm registry URL (npm, pnpm, yarn, corepack)")
+    goproxy: str | None = Field(None, description="GOPROXY for setup (e.g. https://goproxy.example/,direct)")
+    gosumdb: str | None = Field(None, description="GOSUMDB for setup ('off' where sum.golang.org is unreachable)")
+    cargo: str | None = Field(None, description="a crates.io replacement (sparse+https://.../ or a git index "
+                              "URL), written as cargo source replacement in the env's CARGO_HOME")
+    maven: str | None = Field(None, description="a Maven repository URL every request goes to (settings.xml "
+                              "mirrorOf *)")
+
+    def any(self) -> bool:
+        return any(v for v in self.model_dump().values())
+
+
 class EnvConfig(StrictModel):
     """Per-repo Python environments, cached by a hash of the repo's dependency files."""
 
@@ -71,6 +89,8 @@ class EnvConfig(StrictModel):
                              "over rules and teacher")
     overrides: dict[str, str] = Field(default_factory=dict, description="repo name -> plan file, for that repo; "
                                       "wins over rules and teacher")
+    mirrors: MirrorsConfig = Field(default_factory=MirrorsConfig, description="package mirrors for env setup "
+                                   "(PyPI index, npm registry, GOPROXY, cargo source replacement, Maven mirror)")
 
 
 class ValidationConfig(StrictModel):

@@ -32,6 +32,7 @@ from datagen.errors import SkipItem, UserError
 from datagen.records.env import EnvPlan, InstallStep
 from datagen.resources import cache_root
 from datagen.sandbox.base import DEFAULT_PATH, Sandbox
+from datagen.sandbox.mirrors import mirror_env, mirrors_key, unreachable_registry
 from datagen.sandbox.profiles.python_plan import python_plan, resolve_python
 
 DEP_FILES = ("pyproject.toml", "setup.py", "setup.cfg", "requirements.txt", "Pipfile", "tox.ini", "pytest.ini",
@@ -43,8 +44,8 @@ UV_CACHE = ".uv-cache"
 class EnvSetupError(SkipItem):
     """The environment could not be built; the task is skipped with this reason."""
 
-    def __init__(self, detail: str, log_tail: str = "", step: str = ""):
-        super().__init__("env_setup_failed", detail)
+    def __init__(self, detail: str, log_tail: str = "", step: str = "", reason: str = "env_setup_failed"):
+        super().__init__(reason or "env_setup_failed", detail)
         self.log_tail = log_tail
         self.step = step
 
@@ -159,6 +160,7 @@ class Attempt:
     seconds: float = 0.0
     installer: str = "uv"
     steps: list[dict] = field(default_factory=list)
+    reason: str = "env_setup_failed"  # or registry_unreachable: <registry>
 
 
 class EnvManager:
@@ -193,7 +195,8 @@ class EnvManager:
         h = hashlib.sha256()
         h.update(json.dumps([version, self.config.model_dump(
             include={"system_site_packages", "inherit_site_packages", "test_requirements", "installer"}),
-            plan.key_material()], sort_keys=True).encode())
+            plan.key_material(), *([mirrors_key(self.config.mirrors)] if self.config.mirrors.any() else [])],
+            sort_keys=True).encode())
         for path in dependency_files(repo):
             h.update(str(path.relative_to(repo)).encode() + b"\0" + path.read_bytes() + b"\0")
         return h.hexdigest()[:16]
@@ -221,13 +224,13 @@ class EnvManager:
             if failed.exists() and not retry_failed:
                 info = json.loads(failed.read_text())
                 raise EnvSetupError(f"{info['error']} (recorded in {failed}; not retried)",
-                                    info.get("log_tail", ""), info.get("step", ""))
+                                    info.get("log_tail", ""), info.get("step", ""), info.get("reason", ""))
             if not (target / "ok.json").exists():
                 shutil.rmtree(target, ignore_errors=True)
                 target.mkdir()
                 attempt = self.build(repo, target, plan)
                 if attempt.outcome != "ok":
-                    raise EnvSetupError(attempt.error, attempt.log_tail, attempt.failed_step)
+                    raise EnvSetupError(attempt.error, attempt.log_tail, attempt.failed_step, attempt.reason)
         return self._env(target)
 
     def attempt_of(self, repo: Path, plan: EnvPlan | None = None) -> dict | None:
@@ -250,6 +253,7 @@ class EnvManager:
         builder = _Builder(self, repo, target, plan)
         attempt = builder.run()
         record = {"plan": json.loads(plan.model_dump_json()), "outcome": attempt.outcome,
+                  **({"reason": attempt.reason} if attempt.outcome != "ok" else {}),
                   "failed_step": attempt.failed_step, "error": attempt.error, "log_tail": attempt.log_tail,
                   "seconds": attempt.seconds, "installer": attempt.installer, "steps": attempt.steps}
         (target / "attempt.json").write_text(json.dumps(record, indent=1))
@@ -261,7 +265,7 @@ class EnvManager:
         else:
             (target / "failed.json").write_text(json.dumps(
                 {"error": attempt.error, "step": attempt.failed_step, "log_tail": attempt.log_tail,
-                 "at": time.time()}))
+                 "reason": attempt.reason, "at": time.time()}))
         return attempt
 
 
@@ -279,7 +283,8 @@ class _Builder:
         self.ro = [Path(self.prefix), *map(Path, manager.config.inherit_site_packages)]
         if self.uv:
             self.ro.append(Path(self.uv).resolve().parent)
-        self.scratch = {"TMPDIR": str(target / ".tmp"), "PIP_NO_INPUT": "1", **plan.env}
+        self.scratch = {"TMPDIR": str(target / ".tmp"), "PIP_NO_INPUT": "1", **mirror_env(manager.config.mirrors),
+                        **plan.env}
         if self.uv:
             self.scratch.update({"UV_CACHE_DIR": str(target / UV_CACHE), "UV_LINK_MODE": "copy",
                                  "UV_PYTHON_DOWNLOADS": "never", "UV_NO_PROGRESS": "1", "UV_NO_CONFIG": "1",
@@ -303,6 +308,9 @@ class _Builder:
 
     def _fail(self, name: str, why: str) -> Attempt:
         self.attempt.outcome, self.attempt.failed_step = "failed", name
+        registry = unreachable_registry(self.log[-1]) if self.log else None
+        if registry:  # the machine's reach, not the repo: said in those words
+            self.attempt.reason = f"registry_unreachable: {registry}"
         self.attempt.error = f"{name} failed ({why.split(':')[0]})" + (f": {why.split(': ', 1)[1]}" if ": " in why
                                                                         else "")
         self.attempt.log_tail = "\n".join(self.log)[-LOG_TAIL:]

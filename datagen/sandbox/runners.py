@@ -13,7 +13,7 @@ from datagen.config.sandbox import EnvConfig, SandboxLimits
 from datagen.records.env import EnvPlan
 from datagen.records.tasks import RunResult
 from datagen.sandbox.base import Sandbox
-from datagen.sandbox.env import PythonEnv, default_cache_dir
+from datagen.sandbox.env import PythonEnv, default_cache_dir, last_error
 from datagen.sandbox.parsers import ReportError, TestResults
 from datagen.sandbox.profiles.base import EnvContext, Profile, ProfileEnv, links_into
 from datagen.sandbox.profiles.pytest import pytest_command
@@ -75,13 +75,23 @@ def run_profile(profile: Profile, env: ProfileEnv, sandbox: Sandbox, workdir: Pa
     result = sandbox.run(cmd, workdir, limits, env=run_env, ro_paths=(*env.ro_paths, *ro_paths))
     text = profile.read_report(workdir, result)
     if text is None:
-        return TestRun(result, {}, "no report written")
+        return TestRun(result, {}, _in_its_words("no report written", result))
     if log := profile.log_text(text):
         result = result.model_copy(update={"stdout": result.stdout + log[-LOG_CHARS:]})
     try:
-        return TestRun(result, profile.parse(text))
+        results = profile.parse(text)
     except ReportError as exc:
         return TestRun(result, {}, str(exc))
+    if not results and not tests:  # the whole suite, and nothing collected: the runner says why
+        return TestRun(result, {}, _in_its_words("the runner reported no tests", result))
+    return TestRun(result, results)
+
+
+def _in_its_words(what: str, result: RunResult) -> str:
+    """``what`` and the runner's own last words (``ERROR: file or directory not found: tests``,
+    ``TypeError: required field "lineno" missing from alias``, ``no tests ran in 0.01s``)."""
+    words = last_error(f"{result.stdout}\n{result.stderr}")
+    return f"{what}: {words}" if words else what
 
 
 def run_tests(

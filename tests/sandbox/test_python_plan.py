@@ -73,7 +73,8 @@ def test_pep621_groups_tox_and_implied_plugins(tmp_path):
     implied = steps["pytest options and test-file imports"].args
     assert {"pytest-cov", "pytest-xdist", "pytest-asyncio", "PyYAML"} <= set(implied)
     assert "freezegun" not in implied  # declared already
-    assert plan.install[-1].origin == "env.test_requirements" and plan.install[-1].args == ["pytest"]
+    # every test tool, though tox names coverage: an optional step may fail to install it
+    assert plan.install[-1].origin == "env.test_requirements" and plan.install[-1].args == ["pytest", "coverage"]
     assert [s.kind for s in plan.install][:2] == ["requirements", "project"] and plan.install[1].optional
     assert plan.test_paths == ["tests"] and plan.test_command == ["python", "-m", "pytest", "tests"]
     assert plan.env == {"TZ": "UTC"} and plan.toolchain_request == ">=3.10"
@@ -197,3 +198,70 @@ def test_a_pure_python_tox_variant_gives_its_variables(tmp_path):
            "[testenv:lint]\nsetenv = LINT_STRICT = 1\n")
     plan = python_plan(_tree(tmp_path, {"tox.ini": tox, "tests/test_a.py": ""}), pythons=[sys.executable])
     assert plan.env == {"TERM": "", "TZ": "UTC", "FASTLIB_PYTHON": "1"}
+
+
+HYPERLINK_TOX = """[tox]
+envlist =
+    flake8, mypy
+    test-py{26,27,34,35,36,37,38,py2,py3}
+    docs
+
+[default]
+deps =
+    idna==2.9
+setenv =
+    PY_MODULE=hyperlink
+
+[testenv]
+deps =
+    {[default]deps}
+    py{26,27,34,py2}: pytest==4.6.11  # rq.filter: <5
+    py{35,36,37,38,39,py3}: pytest==5.2.4
+    py{PY}: exactly-this-python
+    !py27: not-py27
+    test-py{PY}: test-factor-and-this-python
+    lint: flake8-only
+    git+https://example.invalid/x.git#egg=x
+setenv =
+    {[default]setenv}
+commands =
+    pytest --doctest-modules {posargs:src/{env:PY_MODULE}}
+"""
+
+
+def test_tox_factor_lines_apply_only_to_the_chosen_interpreter(tmp_path):
+    """hyperlink's tox.ini pins pytest 4.6 for Python 2 and 5.2 for 3.5-3.9: both were
+    installed, pytest 5.2 stayed and cannot start on 3.11+ (no report, no tests). Only the
+    lines whose factors hold for the chosen interpreter apply; pytest itself comes from the
+    test tools; the tox command's ``{posargs:src/{env:PY_MODULE}}`` is the test folder."""
+    major, minor = sys.version_info[:2]
+    tox = HYPERLINK_TOX.replace("{PY}", f"{major}{minor}")
+    src = _tree(tmp_path, {"tox.ini": tox, "setup.py": "from setuptools import setup\nsetup(name='hyperlink')\n",
+                           "src/hyperlink/__init__.py": "", "src/hyperlink/test/__init__.py": "",
+                           "src/hyperlink/test/test_url.py": "def test_a():\n    pass\n"})
+    plan = python_plan(src, pythons=[sys.executable], test_requirements=["pytest", "coverage"])
+    tox_step = next(s for s in plan.install if s.origin == "tox.ini [testenv] deps")
+    assert "idna==2.9" in tox_step.args  # the {[default]deps} reference
+    assert not any(a.startswith("pytest") for a in tox_step.args)
+    assert {"exactly-this-python", "not-py27", "test-factor-and-this-python"} <= set(tox_step.args)
+    assert "flake8-only" not in tox_step.args
+    assert plan.install[-1].args == ["pytest", "coverage"]
+    assert plan.env.get("PY_MODULE") == "hyperlink"
+    assert plan.test_paths == ["src/hyperlink"]
+
+
+def test_a_tox_command_over_several_lines_with_posargs_defaults(tmp_path):
+    """cssselect's tox.ini: a backslash-continued command whose last line is
+    ``{posargs: cssselect tests docs}`` (once read as a factor condition with an unclosed
+    brace, which expanded forever). The command is one line and its default paths count."""
+    import threading
+
+    tox = ("[tox]\nenvlist = pylint,py,docs\n\n[testenv]\ndeps =\n    pytest>=5.4\ncommands =\n"
+           "    pytest --cov=pkg \\\n        --cov-report=xml \\\n        {posargs: pkg tests}\n")
+    src = _tree(tmp_path, {"tox.ini": tox, "pkg/__init__.py": "", "tests/test_a.py": ""})
+    out: list = []
+    worker = threading.Thread(target=lambda: out.append(python_plan(src, pythons=[sys.executable])), daemon=True)
+    worker.start()
+    worker.join(timeout=60)
+    assert out, "python_plan did not return"
+    assert out[0].test_paths == ["pkg", "tests"]

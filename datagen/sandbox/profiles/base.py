@@ -302,8 +302,10 @@ def cached_env(profile: Profile, src: Path, plan: EnvPlan, ctx: EnvContext,
     and raises ``EnvSetupError`` when a checked one fails.
     """
     from datagen.sandbox.env import EnvSetupError, last_error
+    from datagen.sandbox.mirrors import keyed, mirror_env, unreachable_registry
 
-    key = profile.env_key(src, plan)
+    key = keyed(profile.env_key(src, plan), ctx.config.mirrors)
+    mirrors = mirror_env(ctx.config.mirrors)
     target = ctx.cache_dir / f"{profile.name}-{key}"
     ctx.cache_dir.mkdir(parents=True, exist_ok=True)
     with open(ctx.cache_dir / f"{profile.name}-{key}.lock", "w") as lock:
@@ -311,7 +313,8 @@ def cached_env(profile: Profile, src: Path, plan: EnvPlan, ctx: EnvContext,
         failed = target / "failed.json"
         if failed.exists() and not ctx.retry_failed:
             info = json.loads(failed.read_text())
-            raise EnvSetupError(f"{info['error']} (recorded in {failed}; not retried)", info.get("log_tail", ""))
+            raise EnvSetupError(f"{info['error']} (recorded in {failed}; not retried)", info.get("log_tail", ""),
+                                reason=info.get("reason", ""))
         if (target / "ok.json").exists():
             return target
         shutil.rmtree(target, ignore_errors=True)
@@ -324,7 +327,8 @@ def cached_env(profile: Profile, src: Path, plan: EnvPlan, ctx: EnvContext,
             # the sandbox may write only its working copy: that is the whole env folder, and
             # the command starts in ``cwd`` inside it
             inner = ["sh", "-c", 'cd "$1" && shift && exec "$@"', "sh", str(cwd), *argv]
-            result = ctx.sandbox.run(inner, target, ctx.limits, env=dict(env or {}), ro_paths=ro_paths)
+            run_env = {**mirrors, **(env or {})}  # the recipe's mirrors, unless the profile set its own
+            result = ctx.sandbox.run(inner, target, ctx.limits, env=run_env, ro_paths=ro_paths)
             log.append(f"$ {shlex.join(argv)}\n{result.stdout}{result.stderr}")
             ok = result.exit_code == 0 and result.limit_hit is None
             if not ok and check:
@@ -332,8 +336,10 @@ def cached_env(profile: Profile, src: Path, plan: EnvPlan, ctx: EnvContext,
                 last = last_error(result.stdout + "\n" + result.stderr)
                 error = f"{name} failed ({why})" + (f": {last}" if last else "")
                 tail = "\n".join(log)[-LOG_TAIL:]
-                failed.write_text(json.dumps({"error": error, "log_tail": tail, "at": started}))
-                raise EnvSetupError(error, tail)
+                registry = unreachable_registry(result.stdout + "\n" + result.stderr)
+                reason = f"registry_unreachable: {registry}" if registry else "env_setup_failed"
+                failed.write_text(json.dumps({"error": error, "log_tail": tail, "reason": reason, "at": started}))
+                raise EnvSetupError(error, tail, reason=reason)
             return ok
 
         build(target, step)

@@ -119,6 +119,11 @@ class CargoProfile(Profile):
         def build(target: Path, step) -> None:
             work = copy_source(src, target / "work", skip=(".git", "target"))
             env = {**base, "CARGO_HOME": str(target / "cargo-home")}
+            if ctx.config.mirrors.cargo:  # the recipe's crates.io replacement, kept for the offline runs
+                from datagen.sandbox.mirrors import cargo_config
+
+                (target / "cargo-home").mkdir(exist_ok=True)
+                (target / "cargo-home" / "config.toml").write_text(cargo_config(ctx.config.mirrors.cargo))
             for s in plan.install:
                 step(s.name, list(s.args), work, env=env, ro_paths=(root,))
             (target / "cargo-home").mkdir(exist_ok=True)

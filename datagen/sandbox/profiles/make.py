@@ -10,15 +10,22 @@ shell loop; a target that did not build counts as ``error``.
 
 from __future__ import annotations
 
+import json
+import os
 import re
 import shlex
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from datagen.records.env import EnvPlan
 from datagen.sandbox.parsers import ReportError
 from datagen.sandbox.profiles.base import Profile, ProfileEnv, TestResults
 from datagen.sandbox.profiles.cmake import _CXX_EXTS
 from datagen.sandbox.profiles.registry import register
+
+if TYPE_CHECKING:
+    from datagen.config.sandbox import SandboxLimits
+    from datagen.sandbox.base import Sandbox
 
 MAKEFILES = ("GNUmakefile", "makefile", "Makefile")
 SUITE_TARGETS = ("check", "test", "tests")
@@ -60,6 +67,61 @@ def grade_loop(ids: list[str], report: str) -> str:
             f'printf \'%s\\t%s\\n\' "$t" "$s" >> {report}; done')
 
 
+GCOV_DIR = ".datagen-gcov"
+
+
+def cover_loop(ids: list[str]) -> str:
+    """Shell: per id, fresh counters, a coverage build and run, its status and gcov's JSON."""
+    return (f'D="$(pwd)/{GCOV_DIR}"; mkdir -p "$D"; n=0; for t in {shlex.join(ids)}; do n=$((n+1)); '
+            "find . -name '*.gcda' -delete; "
+            'if make -k CC="${CC:-cc} --coverage" CXX="${CXX:-c++} --coverage" "$t" >/dev/null 2>&1; then '
+            'if [ -f "$t" ] && [ -x "$t" ]; then (case "$t" in /*) "$t";; *) "./$t";; esac) '
+            '>/dev/null 2>&1 && s=pass || s=fail; else s=pass; fi; else s=fail; fi; '
+            'printf \'%s\\t%s\\n\' "$t" "$s" > "$D/$n.status"; '
+            "find . -name '*.gcda' | while read -r f; do d=$(dirname \"$f\"); echo \"# dir $d\"; "
+            '(cd "$d" && gcov --json-format --stdout "$(basename "$f")" 2>/dev/null); done > "$D/$n.json"; done')
+
+
+def read_gcov(folder: Path, workdir: Path) -> dict[str, dict[int, list[str]]]:
+    """The coverage loop's files -> repo-relative path -> line -> the passing ids that ran it."""
+    out: dict[str, dict[int, set[str]]] = {}
+    for status in sorted(folder.glob("*.status")):
+        test_id, _, state = status.read_text(encoding="utf-8", errors="replace").strip().rpartition("\t")
+        if state != "pass":
+            continue
+        base = "."
+        for line in status.with_suffix(".json").read_text(encoding="utf-8", errors="replace").splitlines():
+            if line.startswith("# dir "):
+                base = line[len("# dir "):].strip()
+                continue
+            try:
+                files = json.loads(line).get("files", [])
+            except ValueError:
+                continue
+            for f in files:
+                rel = _repo_rel(str(f.get("file", "")), base, workdir)
+                if rel is None:
+                    continue
+                lines = out.setdefault(rel, {})
+                for ln in f.get("lines", []):
+                    if ln.get("count", 0) > 0:
+                        lines.setdefault(int(ln["line_number"]), set()).add(test_id)
+    return {p: {n: sorted(t) for n, t in sorted(lines.items())} for p, lines in sorted(out.items()) if lines}
+
+
+def _repo_rel(file: str, base: str, workdir: Path) -> str | None:
+    """gcov's source name (relative to where it was compiled, or absolute) -> repo path."""
+    for candidate in (Path(file), workdir / base / file, workdir / file):
+        path = Path(os.path.normpath(candidate if candidate.is_absolute() else workdir / candidate))
+        try:
+            rel = path.relative_to(workdir).as_posix()
+        except ValueError:
+            continue
+        if (workdir / rel).is_file():
+            return rel
+    return None
+
+
 def parse_make_tsv(text: str) -> TestResults:
     """The grading loop's ``id<TAB>status`` lines -> ``{id: status}``."""
     results: TestResults = {}
@@ -84,6 +146,17 @@ class MakeProfile(Profile):
     priority = 65
     report = ".datagen-report.tsv"
     image_default = "gcc:13"  # gcc and make (the plan names no compiler version)
+    covers_lines = True
+
+    def coverage(self, env: ProfileEnv, sandbox: Sandbox, workdir: Path, limits: SandboxLimits,
+                 ro_paths: tuple[Path, ...] = ()) -> dict[str, dict[int, list[str]]]:
+        """path -> line -> the suite's tests (make prerequisites) that ran it: each one built
+        with ``CC``/``CXX`` given ``--coverage`` and run alone, then gcov's JSON of its
+        counters (a Makefile that names its compiler literally gives no counters: {})."""
+        ids = suite_ids(workdir)[1]
+        sandbox.run(["sh", "-c", cover_loop(ids)], workdir, limits, env=self.run_env(env, workdir),
+                    ro_paths=(*env.ro_paths, *ro_paths))
+        return read_gcov(workdir / GCOV_DIR, workdir)
 
     def detect(self, src: Path, paths: list[str]) -> bool:
         makefile = makefile_of(src)

@@ -203,6 +203,15 @@ class MavenProfile(Profile):
             env = {"MAVEN_OPTS": FAST_JVM}
             go_offline, classpath = (list(s.args) for s in plan.install[:2])
             etc = java_etc()
+            if ctx.config.mirrors.maven:  # the recipe's mirror: every request goes there, in setup and runs
+                from datagen.sandbox.mirrors import maven_settings
+
+                (target / "settings.xml").write_text(maven_settings(ctx.config.mirrors.maven), encoding="utf-8")
+                repo = ["-s", str(target / "settings.xml"), *repo]
+                step("dependencies", [*go_offline, *repo], work, env=env, ro_paths=etc, check=False)
+                step("test classpath (mirror)", [*classpath, *repo], work, env=env, ro_paths=etc)
+                shutil.rmtree(target / "work", ignore_errors=True)
+                return
             step("dependencies", [*go_offline, *repo], work, env=env, ro_paths=etc, check=False)
             if not step("test classpath", [*classpath, *repo], work, env=env, ro_paths=etc, check=False):
                 seed = seed_repository(ctx.cache_dir)  # Central unreachable: the user's local repository

@@ -11,6 +11,7 @@ inside datagen and in the replay scripts.
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
 import shutil
@@ -32,6 +33,7 @@ from datagen.sandbox.profiles.base import (
 from datagen.sandbox.profiles.registry import register
 
 V8_COVERAGE = ".datagen-v8-coverage"  # NODE_V8_COVERAGE's folder in a coverage run's copy
+MOCHA_STDOUT = ".datagen-mocha-stdout"  # an old mocha's json report, printed on stdout
 JS_RUNNERS = ("vitest", "jest", "mocha", "ava")  # looked up in this order among the dependencies
 LOCK_FILES = (("pnpm-lock.yaml", "pnpm"), ("yarn.lock", "yarn"), ("package-lock.json", "npm"),
               ("npm-shrinkwrap.json", "npm"))
@@ -41,6 +43,20 @@ _INSTALL = {
     "pnpm": ["corepack", "pnpm", "install", "--frozen-lockfile"],
     "yarn": ["corepack", "yarn", "install", "--frozen-lockfile"],
 }
+# The install command of a pnpm / yarn lock file, tried through corepack first and, when
+# corepack cannot fetch the manager (here: "No compatible signature found in package
+# metadata" from a registry mirror that serves no signatures), with the same version
+# installed from the npm registry into a folder of its own. The lock file is honoured
+# either way (--frozen-lockfile; yarn 2+: --immutable).
+_FALLBACK = (
+    'corepack {spec} --version >/dev/null 2>&1 && exec corepack {spec} install {frozen}; '
+    'pm="${{HOME:-/tmp}}/.datagen-pm/{spec}"; '
+    '[ -x "$pm/node_modules/.bin/{tool}" ] || {{ mkdir -p "$pm" && echo {{}} > "$pm/package.json" && '
+    '(cd "$pm" && npm install --no-audit --no-fund --no-package-lock {package} >&2); }} || exit 1; '
+    'exec "$pm/node_modules/.bin/{tool}" install {frozen}'
+)
+# Not ``npm install -g --prefix``: npm reads its global npmrc under the prefix, so a
+# site's ``cafile`` there (a TLS-inspecting proxy's CA) would be lost.
 
 
 def package_json(src: Path) -> dict:
@@ -74,6 +90,43 @@ def package_manager(src: Path) -> tuple[str, str]:
         if (src / name).is_file():
             return manager, name
     return "npm-nolock", ""
+
+
+def manager_spec(src: Path, manager: str) -> tuple[str, str, str]:
+    """(``name@version`` for corepack, the npm package that provides it, the frozen-lock flag)
+    of the repo's pnpm or yarn: ``packageManager`` in package.json, else the version the lock
+    file's format implies (pnpm lockfileVersion 9 -> pnpm 9, 6 -> 8, 5 -> 7; a yarn v1 lock
+    -> yarn 1, a Berry lock -> yarn 4)."""
+    given = str(package_json(src).get("packageManager") or "")
+    m = re.fullmatch(rf"{manager}@(\d[\w.\-]*)(?:\+.*)?", given.strip())
+    version = m.group(1) if m else ""
+    lock = (src / ("pnpm-lock.yaml" if manager == "pnpm" else "yarn.lock"))
+    head = lock.read_text(encoding="utf-8", errors="replace")[:2000] if lock.is_file() else ""
+    if not version and manager == "pnpm":
+        lv = re.search(r"^lockfileVersion:\s*'?(\d+)", head, re.M)
+        version = {"9": "9", "6": "8", "5": "7"}.get(lv.group(1) if lv else "", "9")
+    if not version:
+        version = "4" if "__metadata:" in head else "1"
+    if manager == "pnpm":
+        return f"pnpm@{version}", f"pnpm@{version}", "--frozen-lockfile"
+    if version.split(".")[0] == "1":
+        return f"yarn@{version}", f"yarn@{version}", "--frozen-lockfile"
+    return f"yarn@{version}", f"@yarnpkg/cli-dist@{version}", "--immutable"
+
+
+def install_argv(src: Path, manager: str) -> list[str]:
+    """The install step's argv for the repo's package manager (see ``_FALLBACK``)."""
+    if manager not in ("pnpm", "yarn"):
+        return list(_INSTALL[manager])
+    spec, package, frozen = manager_spec(src, manager)
+    script = _FALLBACK.format(spec=spec, tool=manager, package=package, frozen=frozen)
+    return ["sh", "-c", script]
+
+
+def site_ca() -> dict[str, str]:
+    """The host's CA variables (a site's own CA, e.g. a TLS-inspecting proxy's), for the
+    installers that do not read npm's ``cafile`` (pnpm, yarn, corepack)."""
+    return {k: os.environ[k] for k in ("NODE_EXTRA_CA_CERTS", "SSL_CERT_FILE", "SSL_CERT_DIR") if os.environ.get(k)}
 
 
 def node_version() -> str:
@@ -152,8 +205,9 @@ class JsProfile(Profile):
             notes.append("node_modules is in the repo: used as it is, nothing installed")
         elif has_deps:
             manager, lock = package_manager(src)
-            install.append(InstallStep(name=" ".join(_INSTALL[manager][:2]), kind="command", args=_INSTALL[manager],
-                                       origin=lock or "package.json (no lock file)"))
+            argv = install_argv(src, manager)
+            install.append(InstallStep(name=f"{manager} install" if argv[0] == "sh" else " ".join(argv[:2]),
+                                       kind="command", args=argv, origin=lock or "package.json (no lock file)"))
         return EnvPlan(profile=self.name, toolchain=f"node{version}" if version else "node",
                        toolchain_request=request, toolchain_mismatch=mismatch, install=install,
                        test_command=self.suite_argv(), notes=notes)
@@ -165,7 +219,7 @@ class JsProfile(Profile):
         def build(target: Path, step) -> None:
             work = copy_source(src, target / "work", skip=(".git", "node_modules"))
             env = {"npm_config_cache": str(target / ".npm"), "COREPACK_HOME": str(target / ".corepack"),
-                   "HOME": str(target / ".home"), "CI": "1"}
+                   "HOME": str(target / ".home"), "CI": "1", **site_ca()}
             for s in plan.install:
                 step(s.name, list(s.args), work, env=env)
             modules = work / "node_modules"
@@ -368,11 +422,16 @@ class MochaProfile(JestProfile):
     tool = "mocha"
 
     def test_command(self, env: ProfileEnv, workdir: Path, tests: list[str] | None) -> list[str]:
-        cmd = ["node_modules/.bin/mocha", "--reporter", "json", "--reporter-option", f"output={self.report}"]
+        """``--reporter-options`` (the spelling every mocha knows; mocha 3 has no
+        ``--reporter-option``); a mocha older than the json reporter's ``output`` option (9)
+        prints the report on stdout, which then becomes the report file."""
+        cmd = ["node_modules/.bin/mocha", "--reporter", "json", "--reporter-options", f"output={self.report}"]
         cmd += mocha_script_args(env.plan.test_command[1:] if env.plan.test_command else [])
         if tests:
             cmd += ["--grep", _alternation([" ".join(_split(t)[1]) for t in tests])]
-        return cmd
+        out = shlex.quote(MOCHA_STDOUT)
+        return ["sh", "-c", f"{shlex.join(cmd)} > {out}; rc=$?; [ -s {shlex.quote(self.report)} ] || "
+                f"sed -n '/^{{$/,$p' {out} > {shlex.quote(self.report)}; exit $rc"]  # from the report's own first line
 
     def plan(self, src: Path) -> EnvPlan:
         plan = super().plan(src)

@@ -6,6 +6,7 @@ Test ids are pytest node ids (``tests/test_x.py::TestA::test_b[1]``).
 
 from __future__ import annotations
 
+import fnmatch
 import json
 import shlex
 import sys
@@ -131,7 +132,8 @@ class PytestProfile(Profile):
         """A file pytest collects by default (``test_*.py`` / ``*_test.py``): a Python helper
         script in a C or JS repo's ``tests/`` folder (e.g. a vendored test framework's tools)
         does not make the repo a pytest repo."""
-        return any(_pytest_collects(p) for p in paths)
+        patterns = python_files(src)
+        return any(_pytest_collects(p, patterns) for p in paths)
 
     def plan(self, src: Path) -> EnvPlan:
         try:  # the environments work's rules, where they have landed
@@ -167,7 +169,9 @@ class PytestProfile(Profile):
         return env.extra.python if env.extra is not None else "python3"
 
     def test_command(self, env: ProfileEnv, workdir: Path, tests: list[str] | None) -> list[str]:
-        return pytest_command(self.python(env), self.report, sorted(set(tests or [])))
+        # the whole suite: the plan's test paths (the ini's ``testpaths``, or a tox pytest
+        # command's folders where the ini names none), as the repo's own runs collect it
+        return pytest_command(self.python(env), self.report, sorted(set(tests or [])) or suite_paths(env.plan, workdir))
 
     def grading_targets(self, tests: list[str]) -> list[str]:
         """The files holding ``tests``: whole files, so a missing test does not abort the run."""
@@ -190,7 +194,8 @@ class PytestProfile(Profile):
         # --continue-on-collection-errors as in every test run: one module that does not
         # collect (markdown's, under filterwarnings = error) must not stop the whole map
         run = [py, "-m", "coverage", "run", *settings, "--source=.", "-m", "pytest", "-p", CONTEXT_PLUGIN,
-               "-p", "no:cacheprovider", "--continue-on-collection-errors", "-q", *_single_tracer(env)]
+               "-p", "no:cacheprovider", "--continue-on-collection-errors", "-q", *_single_tracer(env),
+               *suite_paths(env.plan, workdir)]
         sandbox.run(run, workdir, limits, env=run_env, ro_paths=ro)
         report = [py, "-m", "coverage", "json", *settings, "--show-contexts", "-o", COVERAGE_JSON]
         sandbox.run(report, workdir, limits, env=run_env, ro_paths=ro)
@@ -238,6 +243,11 @@ class PytestProfile(Profile):
         return [*lines, "status=0", *(f"{run} || status=1" for run in runs), 'exit "$status"']
 
 
+def suite_paths(plan: EnvPlan, workdir: Path) -> list[str]:
+    """The plan's test paths that exist in ``workdir`` (none: pytest's own discovery)."""
+    return [p for p in plan.test_paths if (workdir / p).exists()]
+
+
 def in_testpaths_order(tests: list[str], test_paths: list[str]) -> list[str]:
     """``tests`` in the order of the suite's ``testpaths`` (then by id), the order of a whole
     run: semver's ``docs/*.rst`` doctests pass only after a ``tests/`` test's autouse fixture
@@ -269,9 +279,21 @@ def _chunks(tests: list[str], budget: int) -> list[list[str]]:
     return out
 
 
-def _pytest_collects(path: str) -> bool:
-    """Whether pytest's default ``python_files`` (``test_*.py``, ``*_test.py``) matches ``path``,
+def python_files(src: Path) -> tuple[str, ...]:
+    """The file patterns pytest collects in ``src``: its config's ``python_files``
+    (``check_*.py``, ``*_tests.py``), else pytest's default."""
+    from datagen.sandbox.profiles.python_plan import pytest_config
+
+    given = tuple(pytest_config(src).get("python_files", "").split())
+    return given or DEFAULT_PYTHON_FILES
+
+
+DEFAULT_PYTHON_FILES = ("test_*.py", "*_test.py")
+
+
+def _pytest_collects(path: str, patterns: tuple[str, ...] = DEFAULT_PYTHON_FILES) -> bool:
+    """Whether ``python_files`` (default ``test_*.py``, ``*_test.py``) matches ``path``,
     or it is a unittest-style ``test.py`` / ``tests.py`` (the Python plan has pytest collect those)."""
     name = path.rsplit("/", 1)[-1]
-    return name.endswith(".py") and (name.startswith("test_") or name.endswith("_test.py")
+    return name.endswith(".py") and (any(fnmatch.fnmatchcase(name, pat) for pat in patterns)
                                      or name in ("test.py", "tests.py"))

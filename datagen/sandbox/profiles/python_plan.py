@@ -91,6 +91,7 @@ def python_plan(src: Path, pythons: list[str] | tuple[str, ...] = (), test_requi
     meta = _Meta(src, project_name)
     plan = EnvPlan(profile="pytest", project_install="plain")
     _choose_python(plan, meta, list(pythons) or list(DEFAULT_PYTHONS))
+    meta.python_version = interpreter_version(plan.toolchain) if plan.toolchain else None
     runtime = meta.runtime()
     if runtime:
         plan.install.append(InstallStep(name="dependencies", kind="requirements", args=runtime[1], origin=runtime[0]))
@@ -108,9 +109,10 @@ def python_plan(src: Path, pythons: list[str] | tuple[str, ...] = (), test_requi
         declared |= requirement_names(extra)
         plan.install.append(InstallStep(name="implied test tools", kind="requirements", args=extra,
                                         origin="pytest options and test-file imports", optional=True))
-    tools = [t for t in test_requirements if not requirement_names([t]) <= declared]
-    if tools:
-        plan.install.append(InstallStep(name="test tools", kind="requirements", args=list(tools),
+    # every test tool, even one an optional step above names: that step may fail or be
+    # dropped spec by spec, and a pin it installs stays (an unpinned name is satisfied by it)
+    if test_requirements:
+        plan.install.append(InstallStep(name="test tools", kind="requirements", args=list(test_requirements),
                                         origin="env.test_requirements"))
     plan.env = meta.tox_env()
     if meta.unittest_named() and "python_files" not in meta.pytest_config():
@@ -125,6 +127,11 @@ def python_plan(src: Path, pythons: list[str] | tuple[str, ...] = (), test_requi
     if not runtime:
         plan.notes.append("no runtime dependencies declared in any file read")
     return plan
+
+
+def pytest_config(src: Path) -> dict[str, str]:
+    """The repo's pytest ini options, from the file pytest itself would pick first."""
+    return _Meta(Path(src), "").pytest_config()
 
 
 def generated_files(src: Path) -> dict[str, str]:
@@ -148,6 +155,7 @@ class _Meta:
         self.tool = self.py.get("tool", {}) if isinstance(self.py.get("tool"), dict) else {}
         self.name = project_name or self.project.get("name") or self._cfg("metadata", "name") \
             or str(self.setup.get("name", "")) or self.tool.get("poetry", {}).get("name", "")
+        self.python_version: tuple[int, int] | None = None  # the chosen interpreter's, for tox factors
 
     def _cfg(self, section: str, key: str) -> str:
         if self.cfg is None or not self.cfg.has_option(section, key):
@@ -253,8 +261,7 @@ class _Meta:
                                     is_test_name(s.split(":", 1)[1].split("-")[0]))):
             if not self.tox.has_section(section):
                 continue
-            deps = ini_list(self.tox.get(section, "deps", fallback=""))
-            deps = [re.sub(r"^[\w\-,{}]+:\s*", "", d) for d in deps]  # factor-conditional lines
+            deps = self._tox_values(section, "deps")
             specs, extras = split_install_args([p for d in deps for p in d.split(None, 1)], self.src)
             given = self.tox.get(section, "extras", fallback="")
             extras += [e.strip() for e in re.split(r"[,\s]+", given) if e.strip()]
@@ -262,6 +269,43 @@ class _Meta:
             if specs:
                 out.append((f"tox.ini [{section}] deps", specs))
         return out
+
+    def _tox_values(self, section: str, key: str, seen: frozenset[str] = frozenset()) -> list[str]:
+        """The lines of tox's ``[section] key`` that apply to the env datagen stands in for:
+        ``{[other]key}`` references expanded, and a factor-conditional line (``py38,py39: x``,
+        ``py{27,py2}-cov: y``, ``!py27: z``) kept only when its condition holds for that env
+        (hyperlink's ``py{26,27,34,py2}: pytest==4.6.11`` and ``py{35,...,39,py3}:
+        pytest==5.2.4``, both installed, left pytest 5.2 on Python 3.11, which cannot start)."""
+        out: list[str] = []
+        for line in ini_list(self.tox.get(section, key, fallback="")):
+            ref = re.fullmatch(r"\{\[([^\]]+)\]([\w-]+)\}", line)
+            if ref:
+                name = f"{ref.group(1)}\0{ref.group(2)}"
+                if self.tox.has_section(ref.group(1)) and name not in seen:
+                    out += self._tox_values(ref.group(1), ref.group(2), seen | {name})
+                continue
+            cond = re.match(r"^(!?[\w.{},!\-]+):(?!//)\s*(\S.*)$", line)  # not a URL's scheme
+            if cond is not None and not _balanced(cond.group(1)):
+                cond = None  # ``{posargs: tests}`` on a line of its own is no factor condition
+            if cond is None:
+                out.append(line)
+            elif _factors_hold(cond.group(1), self._tox_factors()):
+                out.append(cond.group(2).strip())
+        return out
+
+    def _tox_factors(self) -> set[str]:
+        """The factors of the tox env datagen's run stands in for: the chosen interpreter's
+        (``py``, ``py3``, ``py311``, ``py3.11``) and every factor that all the envlist's
+        Python envs share (``test`` of ``test-py{38,39}``)."""
+        factors = {"py"}
+        if self.python_version is not None:
+            major, minor = self.python_version
+            factors |= {f"py{major}", f"py{major}{minor}", f"py{major}.{minor}", f"python{major}.{minor}"}
+        envs = [set(e.split("-")) for e in _expand_braces(self.tox.get("tox", "envlist", fallback=""))]
+        python_envs = [e for e in envs if any(_PY_FACTOR.fullmatch(f) for f in e)]
+        if python_envs:
+            factors |= {f for f in set.intersection(*python_envs) if not _PY_FACTOR.fullmatch(f)}
+        return factors
 
     def _extras(self, names: list[str]) -> list[str]:
         """The specs of the project's own extras ``names`` (from whichever file declares them)."""
@@ -363,7 +407,13 @@ class _Meta:
     def tox_commands(self) -> list[str]:
         if self.tox is None or not self.tox.has_section("testenv"):
             return []
-        return ini_list(self.tox.get("testenv", "commands", fallback=""))
+        lines, joined = self._tox_values("testenv", "commands"), []
+        for line in lines:  # a line ending in a backslash goes on on the next (tox joins them)
+            if joined and joined[-1].endswith("\\"):
+                joined[-1] = joined[-1][:-1].rstrip() + " " + line
+            else:
+                joined.append(line)
+        return joined
 
     def tox_env(self) -> dict[str, str]:
         """``setenv`` of tox's ``[testenv]`` that holds plain values (no substitutions), then
@@ -380,11 +430,24 @@ class _Meta:
                            and set(re.split(r"[-,{}]", name[len("testenv:"):])) & PURE_FACTORS)[:1]
         env = {}
         for section in sections:
-            for line in ini_list(self.tox.get(section, "setenv", fallback="")):
+            for line in self._tox_values(section, "setenv"):
                 key, sep, value = line.partition("=")
                 if sep and "{" not in value and re.fullmatch(r"[A-Z_][A-Z0-9_]*", key.strip()):
                     env[key.strip()] = value.strip()
         return env
+
+    def _tox_substitute(self, word: str) -> str:
+        """A tox command word with ``{env:NAME}`` / ``{env:NAME:default}`` (from setenv) and
+        ``{posargs:default}`` replaced: hyperlink's ``{posargs:src/{env:PY_MODULE}}`` is
+        ``src/hyperlink``, its test folder."""
+        env = self.tox_env()
+        for _ in range(4):  # inner substitutions first
+            new = re.sub(r"\{env:([\w]+)(?::([^{}]*))?\}", lambda m: env.get(m.group(1), m.group(2) or ""), word)
+            new = re.sub(r"\{posargs(?::([^{}]*))?\}", lambda m: (m.group(1) or "").strip(), new)
+            if new == word:
+                break
+            word = new
+        return word
 
     def test_paths(self) -> list[str]:
         """Where the suite lives: pytest ``testpaths``, a tox pytest command's paths, else
@@ -393,13 +456,51 @@ class _Meta:
         if given:
             return [p for p in given if (self.src / p).exists()] or given
         for cmd in self.tox_commands():
-            words = cmd.split()
+            words = self._tox_substitute(cmd).split()
             if "pytest" in words or "py.test" in words:
                 paths = [w for w in words if not w.startswith(("-", "{")) and (self.src / w).exists()
                          and w not in ("pytest", "py.test")]
                 if paths:
                     return paths
         return []
+
+
+_PY_FACTOR = re.compile(r"(?:py|pypy|python)\d*(?:\.\d+)?")
+
+
+def _expand_braces(text: str) -> list[str]:
+    """tox's generative names: ``test-py{38,39}, lint`` -> test-py38, test-py39, lint."""
+    out: list[str] = []
+    for part in re.split(r",(?![^{]*\})|\n", text):
+        items, done = [part.strip()], []
+        while items:  # each pass expands one {...} of every item; an item without one is done
+            nxt = []
+            for i in items:
+                m = re.search(r"\{([^{}]*)\}", i)
+                if m is None:
+                    done.append(i)
+                else:
+                    nxt += [i[:m.start()] + alt.strip() + i[m.end():] for alt in m.group(1).split(",")]
+            items = nxt
+        out += [i for i in done if i]
+    return out
+
+
+def _balanced(text: str) -> bool:
+    depth = 0
+    for ch in text:
+        depth += {"{": 1, "}": -1}.get(ch, 0)
+        if depth < 0:
+            return False
+    return depth == 0
+
+
+def _factors_hold(condition: str, factors: set[str]) -> bool:
+    """Whether a tox factor condition (``a,b`` any of, ``a-b`` all of, ``!a`` not) holds."""
+    for alt in _expand_braces(condition):
+        if all((f[1:] not in factors) if f.startswith("!") else (f in factors) for f in alt.split("-") if f):
+            return True
+    return False
 
 
 def _as_list(value) -> list[str]:

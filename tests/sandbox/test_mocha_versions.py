@@ -1,0 +1,38 @@
+"""mocha's report across its versions: mocha 3 (jonschlinkert/is-number's) knows only
+``--reporter-options`` and prints its json report on stdout; mocha 10 writes it to the
+``output`` file. Both give the same results. Real mocha from the npm registry, real sandbox."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from datagen.sandbox.profiles.registry import get_profile
+from datagen.sandbox.runners import run_profile
+from tests.sandbox.test_js_package_managers import _env, _needs_npm_and_bwrap  # noqa: F401 (autouse)
+
+TEST = ("var assert = require('assert');\nvar isOdd = require('./');\n\n"
+        "describe('isOdd', function() {\n  it('knows 3', function() {\n    console.log('{ not the report');\n"
+        "    assert(isOdd(3));\n  });\n  it('knows 4', function() {\n    assert(!isOdd(4));\n  });\n});\n")
+
+
+@pytest.mark.parametrize("mocha", ["3.5.3", "10.8.2"])
+def test_every_mocha_gives_its_report(tmp_path, mocha):
+    src = tmp_path / "repo"
+    src.mkdir()
+    (src / "package.json").write_text(json.dumps({"name": "odd", "version": "1.0.0", "scripts": {"test": "mocha"},
+                                                  "devDependencies": {"mocha": mocha}}))
+    (src / "index.js").write_text("module.exports = function(n) { return n % 2 === 1; };\n")
+    (src / "test.js").write_text(TEST)
+    assert get_profile("mocha").detect(src, ["package.json", "index.js", "test.js"])
+    profile, sandbox, limits, env = _env(src, tmp_path, "mocha")
+    work = tmp_path / "work"
+    shutil.copytree(src, work)
+    run = run_profile(profile, env, sandbox, work, limits)
+    assert run.report_error is None, run.run.stdout[-1500:] + run.run.stderr[-1500:]
+    assert sorted(run.results.values()) == ["pass", "pass"]
+    assert all(t.endswith(("isOdd knows 3", "isOdd knows 4")) for t in run.results)
+    assert Path(work / profile.report).is_file()

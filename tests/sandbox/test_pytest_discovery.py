@@ -1,0 +1,98 @@
+"""pytest finds a suite the way pytest does (in-package test folders, ``python_files``,
+tox's test paths), and when it collects nothing or writes no report, the run says why
+in pytest's own words. Real pytest in the real sandbox, on this interpreter's venv."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+from datagen.config.sandbox import SandboxLimits
+from datagen.records.env import EnvPlan
+from datagen.sandbox.env import env_at
+from datagen.sandbox.profiles.python_plan import python_plan
+from datagen.sandbox.profiles.registry import get_profile
+from datagen.sandbox.runners import as_profile_env, run_profile
+from datagen.sandbox.select import get_sandbox
+
+LIMITS = SandboxLimits(timeout_s=120, cpu_s=120, memory_mb=2048, processes=64)
+
+
+def _tree(root: Path, files: dict[str, str]) -> Path:
+    for path, text in files.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text)
+    return root
+
+
+def _run(src: Path, tmp_path: Path, plan: EnvPlan | None = None):
+    """The whole suite of ``src`` (a fresh copy), by the pytest profile, in this venv."""
+    env = env_at(Path(sys.prefix))
+    work = tmp_path / "work"
+    shutil.copytree(src, work)
+    profile_env = as_profile_env("pytest", env, plan or python_plan(src, pythons=[sys.executable]))
+    return run_profile(get_profile("pytest"), profile_env, get_sandbox("auto", warn=False), work, LIMITS)
+
+
+@pytest.fixture(autouse=True)
+def _needs_a_venv():
+    if sys.prefix == sys.base_prefix:
+        pytest.skip("the tests run pytest from this interpreter's venv")
+
+
+def test_an_in_package_suite_with_a_pytest_ini_is_found_and_run(tmp_path):
+    """hyperlink's shape: ``src/<pkg>/test/test_*.py``, a pytest.ini with no testpaths, a
+    tox command ``pytest {posargs:src/{env:PY_MODULE}}``."""
+    src = _tree(tmp_path / "repo", {
+        "pytest.ini": "[pytest]\ndoctest_optionflags = ALLOW_UNICODE\n",
+        "tox.ini": "[testenv]\nsetenv =\n    PY_MODULE=shapes\ncommands = pytest {posargs:src/{env:PY_MODULE}}\n",
+        "src/shapes/__init__.py": "def area(w, h):\n    return w * h\n",
+        "src/shapes/test/__init__.py": "",
+        "src/shapes/test/test_area.py": "from shapes import area\n\n\ndef test_area():\n    assert area(2, 3) == 6\n",
+        "benchmarks/test_slow.py": "def test_never_collected():\n    raise AssertionError('outside the suite')\n",
+    })
+    plan = python_plan(src, pythons=[sys.executable])
+    assert plan.test_paths == ["src/shapes"]
+    assert get_profile("pytest").detect(src, ["src/shapes/test/test_area.py"])
+    run = _run(src, tmp_path, plan)
+    assert run.report_error is None
+    assert run.results == {"src/shapes/test/test_area.py::test_area": "pass"}
+
+
+def test_python_files_from_the_config_decide_detection_and_collection(tmp_path):
+    src = _tree(tmp_path / "repo", {
+        "setup.cfg": "[tool:pytest]\npython_files = check_*.py\n",
+        "calc.py": "def add(a, b):\n    return a + b\n",
+        "checks/check_calc.py": "from calc import add\n\n\ndef test_add():\n    assert add(1, 2) == 3\n",
+    })
+    profile = get_profile("pytest")
+    assert profile.detect(src, ["calc.py", "checks/check_calc.py"])
+    assert not profile.detect(tmp_path, ["calc.py", "checks/check_calc.py"])  # no config: not pytest's
+    assert _run(src, tmp_path).results == {"checks/check_calc.py::test_add": "pass"}
+
+
+def test_no_report_is_said_in_pytests_own_words(tmp_path):
+    """A conftest that fails to import stops pytest before any report: the reason names
+    the error, not just 'no report written'."""
+    src = _tree(tmp_path / "repo", {
+        "conftest.py": "raise RuntimeError('the fixture server is not configured')\n",
+        "test_a.py": "def test_a():\n    pass\n",
+    })
+    run = _run(src, tmp_path)
+    assert run.results == {}
+    assert run.report_error.startswith("no report written: ")
+    assert "the fixture server is not configured" in run.report_error
+
+
+def test_a_suite_that_collects_nothing_says_so_in_pytests_words(tmp_path):
+    src = _tree(tmp_path / "repo", {
+        "pytest.ini": "[pytest]\ntestpaths = tests\n",
+        "tests/test_a.py": "import unittest\n",  # a test module with no tests in it
+    })
+    run = _run(src, tmp_path)
+    assert run.results == {}
+    assert run.report_error.startswith("the runner reported no tests: ")
+    assert "no tests ran" in run.report_error
