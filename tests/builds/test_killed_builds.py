@@ -37,11 +37,12 @@ pytestmark = pytest.mark.slow
 
 
 def files(out: Path) -> dict[str, str | None]:
-    """Every output file's sha256 (empty folders as None), the manifest and work folder aside."""
+    """Every output file's sha256 (empty folders as None), the manifest, the work folder and
+    the run's kept logs (``logs/``: timings and ranks of each run, not outputs) aside."""
     found: dict[str, str | None] = {}
     for p in sorted(out.rglob("*")):
         rel = p.relative_to(out)
-        if rel.parts[0].startswith(".") or rel.parts[0].startswith("manifest.duckdb"):
+        if rel.parts[0].startswith(".") or rel.parts[0].startswith("manifest.duckdb") or rel.parts[0] == "logs":
             continue
         if p.is_file():
             found[str(rel)] = hashlib.sha256(p.read_bytes()).hexdigest()
