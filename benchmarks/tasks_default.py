@@ -19,12 +19,11 @@ import os
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 from tasks_audit import audit, markdown  # noqa: E402
-from tasks_yield import ROOT, CpuMeter  # noqa: E402
+from tasks_yield import measured  # noqa: E402
 
 BASELINE_WALL_S = 38 * 60  # b40d0fc, same command, 2 cores (issue 27)
 
@@ -38,15 +37,8 @@ def main() -> None:
     shutil.rmtree(args.out, ignore_errors=True)
     cmd = [sys.executable, "-c", "from datagen.cli.app import main; main()", "build", "tasks", "-o", str(args.out),
            "-w", str(args.workers)]
-    meter = CpuMeter()
     load = os.getloadavg()[0]
-    start = time.monotonic()
-    try:
-        proc, cgroup, rusage = meter.run(cmd, capture_output=True, text=True,
-                                         env={**os.environ, "PYTHONPATH": str(ROOT)})
-    finally:
-        meter.close()
-    wall = time.monotonic() - start
+    proc, wall, cgroup, rusage = measured(cmd)
     if proc.returncode != 0:
         raise SystemExit(f"build failed:\n{proc.stderr[-4000:]}")
     core_s = cgroup if cgroup >= 0 else rusage

@@ -101,6 +101,14 @@ def build(source: str, out: Path, workers: int, extra: list[str]) -> tuple[float
     cmd = [sys.executable, "-c", "from datagen.cli.app import main; main()", "build", "tasks", "-i", source,
            "-o", str(out), "-w", str(workers), "--set", f"synth.families={FAMILIES}",
            "--set", f"env.inherit_site_packages=[{SITE}]", *extra]
+    proc, wall, cgroup, rusage = measured(cmd)
+    if proc.returncode != 0:
+        raise SystemExit(f"build of {source} failed:\n{proc.stderr[-4000:]}")
+    return wall, cgroup, rusage
+
+
+def measured(cmd: list[str]) -> tuple[subprocess.CompletedProcess, float, float, float]:
+    """Run a datagen command of this checkout: (result, wall s, cgroup core-s or -1, rusage core-s)."""
     meter = CpuMeter()
     start = time.monotonic()
     try:
@@ -108,9 +116,7 @@ def build(source: str, out: Path, workers: int, extra: list[str]) -> tuple[float
                                          env={**os.environ, "PYTHONPATH": str(ROOT)})
     finally:
         meter.close()
-    if proc.returncode != 0:
-        raise SystemExit(f"build of {source} failed:\n{proc.stderr[-4000:]}")
-    return time.monotonic() - start, cgroup, rusage
+    return proc, time.monotonic() - start, cgroup, rusage
 
 
 def _suite(clone: Path, plugin_dir: Path, report: Path) -> dict[str, bool]:

@@ -86,8 +86,9 @@ class Build:
     result_type: ClassVar[type]
     owned: ClassVar[tuple[str, ...]]
 
-    def __init__(self, cfg: Any, force: bool = False, console: Console | None = None):
+    def __init__(self, cfg: Any, force: bool = False, console: Console | None = None, allow_empty: bool = False):
         self.cfg = cfg
+        self.allow_empty = allow_empty  # --allow-empty: an empty build is written, not refused
         self.out = Path(cfg.output)
         self.force = force
         self.console = console or Console(file=sys.__stderr__)

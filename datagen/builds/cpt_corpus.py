@@ -155,9 +155,7 @@ def run_cpt_corpus(
     output is written) unless ``allow_empty``."""
     release_polars_memory_in_workers()  # before the build starts any worker
     cfg = load_cpt_recipe(recipe, overrides, inputs=inputs, output=output, workers=workers)
-    build = CptCorpusBuild(cfg, force, console)
-    build.allow_empty = allow_empty
-    return build.run()
+    return CptCorpusBuild(cfg, force, console, allow_empty).run()
 
 
 class CptCorpusBuild(Build):
@@ -167,10 +165,10 @@ class CptCorpusBuild(Build):
     recipe_type = CptCorpusRecipe
     result_type = BuildResult
     owned = OWNED_OUTPUTS
-    allow_empty = False
 
-    def __init__(self, cfg: CptCorpusRecipe, force: bool = False, console: Console | None = None):
-        super().__init__(cfg, force, console)
+    def __init__(self, cfg: CptCorpusRecipe, force: bool = False, console: Console | None = None,
+                 allow_empty: bool = False):
+        super().__init__(cfg, force, console, allow_empty)
         self.clock = Stopwatch()
         self.listing: _Listing | None = None
         self._listing_at: Path | None = None

@@ -92,9 +92,7 @@ def run_rl_pool(tasks: str | Path | None = None, output: str | Path | None = Non
                 console: Console | None = None, allow_empty: bool = False) -> PoolResult:
     """Run the build; see the module docstring. A pool that would hold no instruction is
     refused (``EmptyBuild``, before any output is written) unless ``allow_empty``."""
-    build = RlPoolBuild(load_pool_recipe(recipe, overrides, tasks, output, workers), force, console)
-    build.allow_empty = allow_empty
-    return build.run()
+    return RlPoolBuild(load_pool_recipe(recipe, overrides, tasks, output, workers), force, console, allow_empty).run()
 
 
 class RlPoolBuild(Build):
@@ -104,7 +102,6 @@ class RlPoolBuild(Build):
     recipe_type = RlPoolRecipe
     result_type = PoolResult
     owned = OWNED_OUTPUTS
-    allow_empty = False
 
     def fingerprint(self) -> str:
         self.inputs = read_pool_tasks(self.cfg.tasks)  # UserError when missing or malformed
