@@ -12,7 +12,7 @@ byte-level BPE trained on the first corpus). While it runs, the sum of PSS over 
 build's whole process tree (``/proc/<pid>/smaps_rollup`` of the build and all its
 descendants: crawl workers, near-dedup workers, ordering workers) is sampled at
 ``--hz``, and each sample is charged to the stage the build is in, read from the run's
-``stages.log`` (``datagen.builds.progress.Stopwatch``). Printed: per stage, the peak
+``stages.log`` (``datagen.runtime.progress.Stopwatch``). Printed: per stage, the peak
 tree PSS, the peak PSS of the main process and that of the largest other process, in MB,
 for every corpus size.
 

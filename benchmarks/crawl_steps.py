@@ -44,11 +44,11 @@ def main() -> None:
     ap.add_argument("inputs", nargs="+")
     ap.add_argument("--set", dest="sets", action="append", default=["crawl.licenses=any"])
     args = ap.parse_args()
-    from datagen.builds.cpt_corpus import _list, file_steps, load_cpt_recipe
-    from datagen.builds.progress import Stopwatch
-    from datagen.builds.steps import RowsParquetWriter
+    from datagen.builds.cpt_corpus.build import _list, file_steps, load_cpt_recipe
     from datagen.crawl.reader import RepoFileReader
-    from datagen.pack.imports_step import ImportsStep
+    from datagen.crawl.writer import RowsParquetWriter
+    from datagen.curate.imports_step import ImportsStep
+    from datagen.runtime.progress import Stopwatch
 
     tmp = Path(tempfile.mkdtemp(prefix="crawl-steps-"))
     cfg = load_cpt_recipe(None, args.sets, inputs=args.inputs, output=tmp / "out")

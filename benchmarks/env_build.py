@@ -17,8 +17,8 @@ import time
 from pathlib import Path
 
 from datagen.config.sandbox import EnvConfig, SandboxLimits
-from datagen.sandbox.env import EnvManager, EnvSetupError
-from datagen.sandbox.select import untrusted_sandbox
+from datagen.sandbox.envs.python.manager import EnvManager, EnvSetupError
+from datagen.sandbox.isolation.select import untrusted_sandbox
 
 
 def build_all(installer: str, repos: list[Path], root: Path, pythons: list[str]) -> tuple[float, dict[str, str]]:

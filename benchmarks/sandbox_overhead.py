@@ -19,10 +19,10 @@ from pathlib import Path
 import pytest
 
 from datagen.config.sandbox import EnvConfig, SandboxLimits
-from datagen.sandbox.bwrap import BwrapSandbox
-from datagen.sandbox.env import EnvManager
-from datagen.sandbox.runners import REPORT, pytest_command, run_tests
-from datagen.sandbox.select import get_sandbox
+from datagen.sandbox.envs.python.manager import EnvManager
+from datagen.sandbox.harness.runners import REPORT, pytest_command, run_tests
+from datagen.sandbox.isolation.bwrap import BwrapSandbox
+from datagen.sandbox.isolation.select import get_sandbox
 
 SITE = str(Path(pytest.__file__).resolve().parent.parent)
 

@@ -25,7 +25,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from datagen.config.sandbox import EnvConfig, SandboxLimits
-from datagen.sandbox.select import get_sandbox
+from datagen.sandbox.isolation.select import get_sandbox
 from datagen.serve import clients
 from datagen.serve.grader import Grader
 from tests.serve.conftest import SITE, calc_tasks

@@ -32,7 +32,7 @@ from pathlib import Path
 
 import duckdb
 
-from datagen.sandbox.protect import is_protected
+from datagen.sandbox.harness.protect import is_protected
 from datagen.synth.spread import hunks, repo_spread, size_stats
 
 sys.path.insert(0, str(Path(__file__).parent))

@@ -29,3 +29,9 @@ def cache_root() -> Path:
     ``$DATAGEN_CACHE`` when set, else ``~/.cache/datagen``; always absolute."""
     root = os.environ.get("DATAGEN_CACHE") or Path.home() / ".cache" / "datagen"
     return Path(root).expanduser().absolute()
+
+
+def env_cache_dir() -> Path:
+    """Where built test environments live (``<cache_root>/envs``): the env manager's default,
+    and a folder the sandbox's working-copy guard allows inside a home."""
+    return cache_root() / "envs"

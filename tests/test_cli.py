@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from datagen.builds.cpt_corpus import run_cpt_corpus
+from datagen.builds.cpt_corpus.build import run_cpt_corpus
 
 
 def cli(*args: str) -> subprocess.CompletedProcess:

@@ -111,21 +111,21 @@ def _inputs(cfg: AllRecipe, stage: str) -> list[str]:
 
 def _cpt(cfg: AllRecipe, folder: Path, out: Path, recipe: str, sets: list[str], force: bool, console: Console,
          allow_empty: bool = False):
-    from datagen.builds.cpt_corpus import run_cpt_corpus
+    from datagen.builds.cpt_corpus.build import run_cpt_corpus
 
     return run_cpt_corpus(_inputs(cfg, "cpt_corpus"), folder, recipe, sets, cfg.workers, force, console,
                           allow_empty=allow_empty)
 
 
 def _tasks(cfg: AllRecipe, folder: Path, out: Path, recipe: str, sets: list[str], force: bool, console: Console):
-    from datagen.builds.tasks import run_tasks
+    from datagen.builds.tasks.build import run_tasks
 
     return run_tasks(_inputs(cfg, "tasks"), folder, recipe, sets, cfg.workers, force, console)
 
 
 def _pool(cfg: AllRecipe, folder: Path, out: Path, recipe: str, sets: list[str], force: bool, console: Console,
           allow_empty: bool = False):
-    from datagen.builds.rl_pool import run_rl_pool
+    from datagen.builds.rl_pool.build import run_rl_pool
 
     return run_rl_pool(out / FOLDERS["tasks"], folder, recipe, sets, cfg.workers, force, console,
                        allow_empty=allow_empty)

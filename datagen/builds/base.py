@@ -44,11 +44,34 @@ from typing import Any, ClassVar
 import duckdb
 from rich.console import Console
 
-from datagen.builds.executors import StageRunner, submit_rest
-from datagen.builds.run import BuildRun
-from datagen.builds.switch import Mark, switch_outputs
 from datagen.config.base import StrictModel, load_recipe, validate
 from datagen.errors import JobsSubmitted
+from datagen.runtime.executors import StageRunner, submit_rest
+from datagen.runtime.run import BuildRun
+from datagen.runtime.switch import Mark, switch_outputs
+
+
+def accounted_teacher(run: BuildRun, config: Any) -> Any:
+    """A teacher whose paid calls are journaled beside the manifest as answers arrive
+    and land in ``teacher_calls`` (each once) whenever this run's row is written, so a
+    killed build's spending is recorded by the run that resumes it."""
+    from datagen.manifest import Manifest
+    from datagen.records import TeacherCall
+    from datagen.teachers import make_teacher
+    from datagen.teachers.accounting import CallJournal, journal_path
+
+    journal = CallJournal(journal_path(run.out))
+    teacher = make_teacher(config, run_id=run.run_id, journal=journal)
+    before = run.on_record
+
+    def record(db: Manifest) -> None:
+        if before is not None:
+            before(db)
+        journal.fold(db)
+        db.insert(TeacherCall, teacher.take_calls())
+
+    run.on_record = record
+    return teacher
 
 
 def recipe_with_flags(model: type[StrictModel], recipe: str | Path | None, name: str,

@@ -13,7 +13,7 @@ import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from datagen.builds.run import BuildRun
+from datagen.builds.base import accounted_teacher
 from datagen.config.base import load_recipe, recipe_hash
 from datagen.config.sandbox import SandboxLimits, ValidateRecipe
 from datagen.config.teacher import TeacherConfig
@@ -21,11 +21,12 @@ from datagen.errors import UserError
 from datagen.manifest import Manifest
 from datagen.records import RunRow, TeacherCall, ValidationRow
 from datagen.records.tasks import RunResult
-from datagen.sandbox.base import Sandbox
-from datagen.sandbox.env import EnvManager, EnvSetupError, PythonEnv, env_at
-from datagen.sandbox.guard import check_workdir, list_workdir
-from datagen.sandbox.probe import python_for_sandbox
-from datagen.sandbox.select import untrusted_sandbox
+from datagen.runtime.run import BuildRun
+from datagen.sandbox.envs.python.manager import EnvManager, EnvSetupError, PythonEnv, env_at
+from datagen.sandbox.isolation.base import Sandbox
+from datagen.sandbox.isolation.guard import check_workdir, list_workdir
+from datagen.sandbox.isolation.probe import python_for_sandbox
+from datagen.sandbox.isolation.select import untrusted_sandbox
 
 
 def teacher_run(config: TeacherConfig, prompts: Path, out: Path, manifest: Path | None = None,
@@ -45,7 +46,7 @@ def teacher_run(config: TeacherConfig, prompts: Path, out: Path, manifest: Path 
     with run:  # interrupted or broken: the run row says so, paid calls are kept
         # the builds' accounting: paid calls journaled as they arrive, in teacher_calls (each
         # once, a killed earlier run's too) whenever the run's row is written
-        teacher = run.accounted_teacher(config)
+        teacher = accounted_teacher(run, config)
         return run_file(teacher, prompts, out, progress=progress)
 
 
@@ -53,8 +54,8 @@ def validate_tasks(tasks: Path, recipe: str | None, overrides: list[str] | None,
                    only: list[str] | None = None, retry_envs: bool = False) -> list[ValidationRow]:
     """Replay stored tasks in fresh sandboxes; with ``output``, the run and its
     ``validations`` rows go to ``output/manifest.duckdb``."""
-    from datagen.sandbox.tasks import read_tasks
-    from datagen.sandbox.validate import Validator
+    from datagen.sandbox.harness.task_store import read_tasks
+    from datagen.sandbox.harness.validate import Validator
 
     cfg, _ = load_recipe(ValidateRecipe, recipe, "validate", overrides or [])
     items = read_tasks(tasks)

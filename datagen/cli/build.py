@@ -77,7 +77,7 @@ def cpt_corpus(
 
       datagen build cpt-corpus -i /data/repos/* -o /data/cpt -e ray --set executor.ray_address=auto
     """
-    from datagen.builds.cpt_corpus import run_cpt_corpus
+    from datagen.builds.cpt_corpus.build import run_cpt_corpus
     from datagen.cli.summary import print_build_summary, print_submitted
 
     result = run_cpt_corpus(
@@ -142,7 +142,7 @@ def tasks(
 
       datagen validate out/tasks/tasks.jsonl                  # replay every task
     """
-    from datagen.builds.tasks import run_tasks
+    from datagen.builds.tasks.build import run_tasks
     from datagen.cli.summary import print_submitted, print_tasks_summary
 
     result = run_tasks(
@@ -193,7 +193,7 @@ def rl_pool(
 
       datagen pool take out/rl-pool --n 256 --consumer run-17 > batch.jsonl
     """
-    from datagen.builds.rl_pool import run_rl_pool
+    from datagen.builds.rl_pool.build import run_rl_pool
     from datagen.cli.summary import print_pool_summary, print_submitted
 
     result = run_rl_pool(tasks=tasks, output=output, recipe=recipe, overrides=_executor_sets(set_, executor),

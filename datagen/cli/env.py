@@ -25,9 +25,9 @@ _RUNNER = typer.Option(None, "--runner", help="the repo's profile (default: the 
 
 
 def _manager(recipe: Path | None, set_: list[str] | None, sandbox_needed: bool = True):
-    from datagen.builds.tasks import load_tasks_recipe
-    from datagen.sandbox.env import EnvManager
-    from datagen.sandbox.select import untrusted_sandbox
+    from datagen.builds.tasks.build import load_tasks_recipe
+    from datagen.sandbox.envs.python.manager import EnvManager
+    from datagen.sandbox.isolation.select import untrusted_sandbox
 
     cfg = load_tasks_recipe(recipe, list(set_ or ()), None, None, None)
     sandbox = untrusted_sandbox(cfg.sandbox.backend) if sandbox_needed else None
@@ -46,7 +46,7 @@ def _profile(src: Path, runner: str | None):
     """The named profile, else the first that claims the repo (the tasks build's detection
     over the working copy's files, ``.git`` left out); UserError when none does."""
     from datagen.errors import UserError
-    from datagen.sandbox.profiles.registry import detect_profile, get_profile
+    from datagen.sandbox.harness.profiles.registry import detect_profile, get_profile
 
     if runner:
         return get_profile(runner)
@@ -97,9 +97,9 @@ def build_command(repo: Path = typer.Argument(..., help="the repo's working copy
 
       datagen env build sample_data/ringbuf-rs --set env.cache_dir=/tmp/envs
     """
-    from datagen.builds.tasks_sandbox import run_limits
-    from datagen.sandbox.env import EnvSetupError
-    from datagen.sandbox.runners import ensure_env
+    from datagen.builds.tasks.sandboxed import run_limits
+    from datagen.sandbox.envs.python.manager import EnvSetupError
+    from datagen.sandbox.harness.runners import ensure_env
     from datagen.synth.baseline import SuiteRunner
 
     src = _repo(repo)

@@ -21,7 +21,7 @@ Sets = Annotated[list[str] | None, typer.Option(
 
 
 def _recipe(recipe: str | None, sets: list[str] | None, **teacher: str | None):
-    from datagen.builds.quality import load_quality_recipe
+    from datagen.builds.quality_commands import load_quality_recipe
 
     extra = [f"teacher.{k}={json.dumps(v)}" for k, v in teacher.items() if v is not None]
     return load_quality_recipe(recipe, (sets or []) + extra)
@@ -51,7 +51,7 @@ def annotate_command(
 
       datagen quality annotate /data/cpt -o labels.jsonl --set annotate.per_lang=2000 --set annotate.langs=[python,go]
     """
-    from datagen.builds.quality import annotate
+    from datagen.builds.quality_commands import annotate
 
     cfg = _recipe(recipe, set_, base_url=base_url, model=model)
     show = sys.stderr.isatty() if progress is None else progress
@@ -78,7 +78,7 @@ def train_command(
 
       datagen build cpt-corpus --set quality_model.enabled=true --set quality_model.path=out/quality/quality_v1.zip
     """
-    from datagen.builds.quality import train
+    from datagen.builds.quality_commands import train
 
     meta = train(labels, out, _recipe(recipe, set_))
     typer.echo(f"wrote {out} ({meta['version']}, models: {', '.join(meta['models'])})")

@@ -38,9 +38,9 @@ def check(
       datagen sandbox check --backend subprocess
     """
     from datagen.sandbox import get_sandbox
-    from datagen.sandbox.cgroups import support
-    from datagen.sandbox.probe import run_probes
-    from datagen.sandbox.select import bwrap_works, untrusted_policy
+    from datagen.sandbox.isolation.cgroups import support
+    from datagen.sandbox.isolation.probe import run_probes
+    from datagen.sandbox.isolation.select import bwrap_works, untrusted_policy
 
     sandbox = get_sandbox(backend, warn=False)
     ok, reason = bwrap_works()

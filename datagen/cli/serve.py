@@ -81,7 +81,7 @@ def grader_command(
     """
     from datagen.config.base import load_recipe
     from datagen.config.sandbox import ValidateRecipe
-    from datagen.sandbox.select import untrusted_sandbox
+    from datagen.sandbox.isolation.select import untrusted_sandbox
     from datagen.serve.grader import Grader, grader_app
     from datagen.serve.http import check_bind, read_token, serve
 

@@ -6,7 +6,7 @@ others pass through untouched so that the writer records every file with its rea
 
 A step declares the recipe section that configures it (``section``: ``cfg.<section>``,
 with an ``enabled`` switch) and the ``FileRow`` fields it writes (``writes``); the build
-wires every step of ``datagen.builds.file_steps.FILE_STEPS`` the same way.
+wires every step of ``datagen.curate.file_steps.FILE_STEPS`` the same way.
 """
 
 from __future__ import annotations

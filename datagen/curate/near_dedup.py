@@ -34,12 +34,12 @@ import pyarrow.parquet as pq
 from datatrove.executor import LocalPipelineExecutor
 from datatrove.pipeline.base import PipelineStep
 
-from datagen.builds.atomic import atomic_path, publish, temp_path
 from datagen.config.curate import NearDedupConfig
 from datagen.curate.keep import KeepRule
 from datagen.curate.minhash import band_hashes, estimated_jaccard, signatures
-from datagen.memory import release_memory
-from datagen.rank_progress import RankProgress, progress_sum
+from datagen.runtime.atomic import atomic_path, publish, temp_path
+from datagen.runtime.memory import release_memory
+from datagen.runtime.rank_progress import RankProgress, progress_sum
 
 _READ_ROWS = 64  # rows per parquet read of the signature stage
 _RANK_SHIFT = 40  # global id = rank << 40 | row within the rank's signature file

@@ -18,10 +18,8 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from datagen.builds.atomic import atomic_path
 from datagen.config.pack import PackConfig
 from datagen.errors import UserError
-from datagen.memory import release_memory, steady_heap
 from datagen.pack.docs import RepoDoc, SourceRow, build_docs, file_piece, repo_pieces
 from datagen.pack.fim import (
     FimIds,
@@ -38,6 +36,8 @@ from datagen.pack.tokenize import LoadedTokenizer, load_tokenizer
 from datagen.pack.writers import DatatroveWriter, MegatronWriter, ParquetTokenWriter, WrittenFile, file_record
 from datagen.records.base import arrow_schema
 from datagen.records.pack import LongBucketRow, PackOutputRow, RepoDocRow, TokenCountRow
+from datagen.runtime.atomic import atomic_path
+from datagen.runtime.memory import release_memory, steady_heap
 
 HELD_OUT = "validation"  # the split of pack.holdout_repos (datagen.pack.ordering.split_of)
 

@@ -26,8 +26,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from datagen.builds.atomic import publish
 from datagen.pack.packer import PackedBatch
+from datagen.runtime.atomic import publish
 
 MEGATRON_MAGIC = b"MMIDIDX\x00\x00"
 MEGATRON_DTYPE_CODE = {np.dtype(np.uint16): 8, np.dtype(np.int32): 4}

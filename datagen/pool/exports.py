@@ -40,7 +40,6 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from datagen.builds.atomic import atomic_path, atomic_write
 from datagen.errors import UserError
 from datagen.pool.card import CardInfo, write_card
 from datagen.pool.harbor_env import BASE_TAG
@@ -48,7 +47,8 @@ from datagen.pool.rows import PROMPTS, eval_script, reward_spec
 from datagen.records import ShardRow
 from datagen.records.base import arrow_schema
 from datagen.records.pool import PoolDropRow, PoolRow
-from datagen.sandbox.profiles.registry import get_profile
+from datagen.runtime.atomic import atomic_path, atomic_write
+from datagen.sandbox.harness.profiles.registry import get_profile
 
 SPLITS = ("train", "validation")
 _MSG = pa.list_(pa.struct([pa.field("role", pa.string()), pa.field("content", pa.string())]))
@@ -270,7 +270,7 @@ def harbor_test_script() -> str:
     import re
     import shlex
 
-    from datagen.sandbox.protect import ADDED_ERE, SETUP_DIRS, TEST_PATH_ERE, guard_lines
+    from datagen.sandbox.harness.protect import ADDED_ERE, SETUP_DIRS, TEST_PATH_ERE, guard_lines
 
     setup = "(^|/)(" + "|".join(re.escape(d) for d in SETUP_DIRS) + ")/"
     guard = "\n".join("  " + line for line in guard_lines(BASE_TAG))

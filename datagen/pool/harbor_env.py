@@ -22,8 +22,8 @@ import tempfile
 from pathlib import Path
 
 from datagen.records.env import EnvPlan
-from datagen.sandbox.profiles._docker import HEREDOC, apt_install
-from datagen.sandbox.profiles.python_docker import install_lines, python_tag
+from datagen.sandbox.envs.docker import HEREDOC, apt_install
+from datagen.sandbox.envs.python.docker import install_lines, python_tag
 
 BASE_TAG = "datagen-base"
 

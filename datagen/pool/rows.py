@@ -20,9 +20,9 @@ import jinja2
 from datagen.config.base import canonical_json, load_yaml_pack
 from datagen.errors import UserError
 from datagen.records.pool import AuxCheck, ChatMessage, PoolRow, PoolTaskInput
-from datagen.sandbox.profiles.registry import get_profile
-from datagen.sandbox.protect import guard_lines
-from datagen.sandbox.tasks import read_tasks, source_dir
+from datagen.sandbox.harness.profiles.registry import get_profile
+from datagen.sandbox.harness.protect import guard_lines
+from datagen.sandbox.harness.task_store import read_tasks, source_dir
 
 PROMPTS = Path(__file__).parent / "prompts"
 CHECKS_PACK = "pool_checks.yaml"

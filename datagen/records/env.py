@@ -1,6 +1,6 @@
 """Environment plans: how one repo's tests get what they need, as data a person can read and fix.
 
-An ``EnvPlan`` is made by the repo's ecosystem profile (``datagen/sandbox/profiles/``) from
+An ``EnvPlan`` is made by the repo's ecosystem profile (``datagen/sandbox/harness/profiles/``) from
 the repo's own files, repaired by the teacher when the rules fail, or given by the user. It is
 kept in the manifest (``repo_envs``) and rendered as a task's ``setup_script`` /
 ``eval_script`` and as a Dockerfile, so a consumer outside datagen builds the same env.

@@ -58,7 +58,7 @@ class TaskRecord(Record):
         "environment envs/<env_id>.git, one root commit and nothing else)"
     )
     runner: str = Field("pytest", description="the ecosystem profile that runs its tests (pytest, node, jest, "
-                        "vitest, mocha, ava, go, cargo, ...; `datagen/sandbox/profiles/`)")
+                        "vitest, mocha, ava, go, cargo, ...; `datagen/sandbox/harness/profiles/`)")
     test_files: list[str] = Field(default_factory=list, description="empty = whole suite")
     language: str = Field("", description="python, javascript, typescript, go, rust, ... ('' when unknown)")
     setup_script: str = Field("", description="bash run in a fresh checkout at base_commit: installs what the "

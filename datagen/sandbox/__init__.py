@@ -6,7 +6,7 @@ elsewhere (the subprocess back end only when named: resource limits only, unsafe
 commands (``sandbox check``).
 """
 
-from datagen.sandbox.base import Sandbox
-from datagen.sandbox.select import get_sandbox, untrusted_sandbox
+from datagen.sandbox.isolation.base import Sandbox
+from datagen.sandbox.isolation.select import get_sandbox, untrusted_sandbox
 
 __all__ = ["Sandbox", "get_sandbox", "untrusted_sandbox"]

@@ -30,11 +30,11 @@ from datagen.config.score import DifficultyConfig
 from datagen.errors import SkipItem
 from datagen.records.score import AttemptRow, DifficultyRow
 from datagen.records.tasks import TaskRecord
-from datagen.sandbox.base import Sandbox
-from datagen.sandbox.profiles.base import ProfileEnv
-from datagen.sandbox.profiles.registry import get_profile
-from datagen.sandbox.runners import ensure_env, run_tests
-from datagen.sandbox.tasks import apply_patch, materialize
+from datagen.sandbox.harness.profiles.base import ProfileEnv
+from datagen.sandbox.harness.profiles.registry import get_profile
+from datagen.sandbox.harness.runners import ensure_env, run_tests
+from datagen.sandbox.harness.task_store import apply_patch, materialize
+from datagen.sandbox.isolation.base import Sandbox
 from datagen.score.attempt import AttemptResult
 from datagen.score.feedback import hint_for
 from datagen.score.patches import extract_diff, file_changes, forbidden_operation

@@ -8,7 +8,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from datagen.sandbox.protect import is_protected
+from datagen.sandbox.harness.protect import is_protected
 
 _FENCE = re.compile(r"```[ \t]*([\w+-]*)[^\n]*\n(.*?)(?:\n```|\Z)", re.S)
 _DIFF_START = re.compile(r"^(diff --git |--- )", re.M)

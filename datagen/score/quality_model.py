@@ -33,8 +33,8 @@ from typing import Any
 
 import numpy as np
 
-from datagen.builds.atomic import atomic_path
 from datagen.errors import UserError
+from datagen.runtime.atomic import atomic_path
 
 VERSION = "quality_v1"
 POOLED = "*"  # the model of every language without its own

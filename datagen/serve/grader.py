@@ -52,7 +52,7 @@ from datagen.config.sandbox import EnvConfig, SandboxLimits
 from datagen.config.score import DifficultyConfig
 from datagen.errors import SkipItem, UserError
 from datagen.records.tasks import TaskRecord
-from datagen.sandbox.base import CancelScope, Sandbox
+from datagen.sandbox.isolation.base import CancelScope, Sandbox
 from datagen.score.difficulty import DifficultyScorer
 from datagen.serve.http import Guard, base_app
 from datagen.teachers.types import TeacherResult

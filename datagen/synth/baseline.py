@@ -17,13 +17,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from datagen.config.sandbox import SandboxLimits
-from datagen.sandbox.base import Sandbox
-from datagen.sandbox.env import PythonEnv
-from datagen.sandbox.grading import flaky_tests
-from datagen.sandbox.profiles.base import ProfileEnv
-from datagen.sandbox.profiles.pytest import parse_coverage_json
-from datagen.sandbox.profiles.registry import get_profile
-from datagen.sandbox.runners import TestRun, as_profile_env, run_profile
+from datagen.sandbox.envs.python.manager import PythonEnv
+from datagen.sandbox.harness.grading import flaky_tests
+from datagen.sandbox.harness.profiles.base import ProfileEnv
+from datagen.sandbox.harness.profiles.pytest import parse_coverage_json
+from datagen.sandbox.harness.profiles.registry import get_profile
+from datagen.sandbox.harness.runners import TestRun, as_profile_env, run_profile
+from datagen.sandbox.isolation.base import Sandbox
 
 __all__ = ["Baseline", "SuiteRunner", "measure_baseline", "parse_coverage_json"]
 

@@ -19,7 +19,7 @@ import re
 import time
 from dataclasses import dataclass, field
 
-from datagen.sandbox.runners import TestRun
+from datagen.sandbox.harness.runners import TestRun
 from datagen.synth.baseline import Baseline, SuiteRunner
 
 FAILED = ("fail", "error")

@@ -13,7 +13,7 @@ from pathlib import Path
 from datagen.errors import SkipItem
 from datagen.records.env import EnvPlan
 from datagen.records.tasks import TaskRecord
-from datagen.sandbox.profiles.registry import get_profile
+from datagen.sandbox.harness.profiles.registry import get_profile
 from datagen.synth.baseline import Baseline
 from datagen.synth.candidates import Candidate
 from datagen.synth.check import Verdict

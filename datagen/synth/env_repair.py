@@ -22,8 +22,8 @@ from pathlib import Path
 from packaging.requirements import InvalidRequirement, Requirement
 
 from datagen.records.env import EnvPlan, InstallStep
-from datagen.sandbox.base import Sandbox
-from datagen.sandbox.env import EnvManager, EnvSetupError, PythonEnv
+from datagen.sandbox.envs.python.manager import EnvManager, EnvSetupError, PythonEnv
+from datagen.sandbox.isolation.base import Sandbox
 from datagen.synth.baseline import SuiteRunner
 from datagen.synth.statements import render
 from datagen.teachers import TeacherRequest

@@ -13,9 +13,9 @@ import shutil
 from pathlib import Path, PurePosixPath
 
 from datagen.crawl.sources import ListedFile, Repo, read_git_blobs
-from datagen.sandbox.profiles import registry
-from datagen.sandbox.profiles.base import Profile
-from datagen.sandbox.protect import is_protected
+from datagen.sandbox.harness.profiles import registry
+from datagen.sandbox.harness.profiles.base import Profile
+from datagen.sandbox.harness.protect import is_protected
 
 # Listing skips that mean "not part of the repo's content" (the others are only CPT choices).
 NOT_CONTENT = frozenset({"gitignored", "skipped_dir", "symlink", "not_regular_file", "unreadable",

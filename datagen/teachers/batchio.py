@@ -23,8 +23,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from datagen.builds.atomic import atomic_open
 from datagen.errors import UserError
+from datagen.runtime.atomic import atomic_open
 from datagen.teachers.base import BaseTeacher
 from datagen.teachers.types import TeacherRequest, TeacherResult
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from datagen.builds.atomic import atomic_write
+from datagen.runtime.atomic import atomic_write
 from datagen.teachers.types import TeacherResult
 
 CACHEABLE = ("ok", "truncated", "invalid")

@@ -15,7 +15,7 @@ import pyarrow.parquet as pq
 import pytest
 import yaml
 
-from datagen.builds.cpt_corpus import run_cpt_corpus
+from datagen.builds.cpt_corpus.build import run_cpt_corpus
 from tests.conftest import GPL, MIT, git, make_git_repo, write_tree
 
 
@@ -186,7 +186,7 @@ def test_file_vanishing_between_listing_and_reading_is_recorded(tmp_path):
     repo = write_tree(tmp_path / "r", {"a.py": "x = 1\n"})
     import pyarrow as pa
 
-    from datagen.builds.cpt_corpus import LISTING_SCHEMA
+    from datagen.builds.cpt_corpus.build import LISTING_SCHEMA
 
     listing = tmp_path / "listing.parquet"
     row = {"repo": "r", "path": "gone.py", "size": 5, "skip": None, "lang": "python", "git_oid": None,
@@ -353,10 +353,10 @@ def test_streamed_listing_is_the_sorted_listing_of_every_file(tmp_path):
     fingerprint are those of every file sorted by (repo, path) in one list."""
     from rich.console import Console
 
-    from datagen.builds.cpt_corpus import _fingerprint, _list, load_cpt_recipe
-    from datagen.builds.progress import Stopwatch
+    from datagen.builds.cpt_corpus.build import _fingerprint, _list, load_cpt_recipe
     from datagen.crawl.rules import CrawlRules
     from datagen.crawl.sources import discover, fingerprint, list_repo
+    from datagen.runtime.progress import Stopwatch
 
     inputs = [
         write_tree(tmp_path / "in" / "zeta", {"a.py": "a = 1\n", "a/b/c.py": "c = 1\n", "a.b.py": "ab = 1\n",

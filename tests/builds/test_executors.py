@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from datagen.builds.cpt_corpus import run_cpt_corpus
+from datagen.builds.cpt_corpus.build import run_cpt_corpus
 from tests.builds.executorkit import jobs, manifest_rows, slurm_env, wait_for_queue
 
 pytestmark = pytest.mark.slow

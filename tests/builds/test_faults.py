@@ -16,7 +16,7 @@ import duckdb
 import pyarrow.parquet as pq
 import pytest
 
-from datagen.builds.cpt_corpus import run_cpt_corpus
+from datagen.builds.cpt_corpus.build import run_cpt_corpus
 from tests.builds.test_cpt_corpus import _corpus, shard_digest
 from tests.conftest import MIT, git
 
@@ -237,7 +237,7 @@ def _noisy_repo(root: Path, files: int, seed: int) -> Path:
 
 @pytest.mark.slow
 def test_a_full_disk_is_one_line_the_run_failed_and_the_previous_output_intact(tmp_path, small_disk):
-    from datagen.builds.cpt_manifest import outputs_intact
+    from datagen.builds.cpt_corpus.manifest import outputs_intact
 
     out = small_disk / "out"
     small = [_noisy_repo(tmp_path / "small", 2, 0)]

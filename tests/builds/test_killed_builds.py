@@ -1,7 +1,7 @@
 """A build killed while it publishes leaves the previous outputs or the new ones, never a mix.
 
 Each build runs as the CLI in its own process and is killed (SIGKILL, no cleanup) at a
-fault point (``DATAGEN_FAULT``, ``datagen.builds.faults``) of its last steps:
+fault point (``DATAGEN_FAULT``, ``datagen.runtime.faults``) of its last steps:
 
 - ``write:<file>``: an output half written (whole in its temp file, not yet renamed), in
   the staging folder: the output folder still holds the old outputs, untouched;
@@ -29,7 +29,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from datagen.builds.switch import journal_path, recover
+from datagen.runtime.switch import journal_path, recover
 from tests.builds.test_rl_pool import tasks_file  # noqa: F401 - the fixture
 from tests.synth.buildkit import ROOT, build_args, build_env, make_minilib
 

@@ -8,9 +8,9 @@ import time
 
 from rich.console import Console
 
-from datagen import rank_progress as prog
-from datagen.builds.progress import RankProgress, items_done, progress_bar
-from datagen.builds.run import finished_tasks, keep_logs
+from datagen.runtime import rank_progress as prog
+from datagen.runtime.progress import RankProgress, items_done, progress_bar
+from datagen.runtime.run import finished_tasks, keep_logs
 
 
 def test_bars_show_rate_elapsed_and_eta(monkeypatch):
@@ -83,7 +83,7 @@ def test_keep_logs_copies_each_stage_without_its_markers_and_replaces_old_ones(t
 
 
 def test_a_rank_that_keeps_its_count_leaves_it_when_finished_not_when_failed(tmp_path):
-    from datagen.rank_progress import progress_sum
+    from datagen.runtime.rank_progress import progress_sum
 
     with RankProgress(tmp_path, 0, keep=True) as done:
         done.add(5)
@@ -103,7 +103,7 @@ def test_near_dedup_signatures_count_files_for_the_bar(tmp_path):
 
     from datagen.config.curate import NearDedupConfig
     from datagen.curate.near_dedup import SignatureStep, near_dedup
-    from datagen.rank_progress import progress_sum
+    from datagen.runtime.rank_progress import progress_sum
     from tests.curate.helpers import crawl_row, synthetic_python, write_crawl
 
     rng = random.Random(0)

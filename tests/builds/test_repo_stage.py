@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datagen.builds.repo_stage import repo_share
+from datagen.runtime.repo_stage import repo_share
 
 REPOS = ["zlib", "attrs", "numpy", "click", "requests"]
 

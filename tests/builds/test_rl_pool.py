@@ -14,10 +14,10 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
-from datagen.builds.rl_pool import run_rl_pool
+from datagen.builds.rl_pool.build import run_rl_pool
 from datagen.cli.app import app
 from datagen.pool.ledger import take
-from datagen.sandbox.select import bwrap_works
+from datagen.sandbox.isolation.select import bwrap_works
 from tests.builds.executorkit import manifest_rows
 from tests.sandbox.conftest import make_task_repo
 from tests.teachers.fake_server import FakeOpenAI

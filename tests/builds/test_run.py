@@ -1,12 +1,12 @@
-"""The run lifecycle every build shares (``datagen.builds.run.BuildRun``), on a real manifest."""
+"""The run lifecycle every build shares (``datagen.runtime.run.BuildRun``), on a real manifest."""
 
 from __future__ import annotations
 
 import duckdb
 import pytest
 
-from datagen.builds.run import BuildRun, content_run_id
 from datagen.config.cpt import CptCorpusRecipe
+from datagen.runtime.run import BuildRun, content_run_id
 
 
 def runs(out) -> list[tuple]:

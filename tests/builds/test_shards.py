@@ -12,8 +12,8 @@ import pyarrow.parquet as pq
 import pytest
 from rich.console import Console
 
-from datagen.builds.cpt_corpus import duckdb_config, window_bytes
-from datagen.builds.shards import repo_windows, write_text_shards
+from datagen.builds.cpt_corpus.build import duckdb_config, window_bytes
+from datagen.builds.cpt_corpus.shards import repo_windows, write_text_shards
 from datagen.config.base import validate
 from datagen.config.cpt import CptCorpusRecipe, ShardsConfig
 from datagen.errors import UserError

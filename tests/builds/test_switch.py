@@ -1,4 +1,4 @@
-"""New outputs switch in around the manifest transaction (``datagen.builds.switch``), and
+"""New outputs switch in around the manifest transaction (``datagen.runtime.switch``), and
 a switch killed half way is completed or undone by ``recover``, never left a mix."""
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ import sys
 import duckdb
 import pytest
 
-from datagen.builds.switch import MARK_TABLE, journal_path, recover, switch_outputs
 from datagen.manifest import Manifest
+from datagen.runtime.switch import MARK_TABLE, journal_path, recover, switch_outputs
 from tests.conftest import write_tree
 
 OWNED = ("data/*.parquet", "README.md", "envs/**/*")
@@ -111,7 +111,7 @@ def test_a_failed_commit_puts_the_previous_output_back(old_and_new):
 KILLED = """
 import sys
 from pathlib import Path
-from datagen.builds.switch import switch_outputs
+from datagen.runtime.switch import switch_outputs
 from tests.builds.test_switch import OWNED, commit_of
 out, stage = Path(sys.argv[1]), Path(sys.argv[2])
 switch_outputs(stage, out, stage.parent / "replaced", OWNED, commit_of(out, "new"))

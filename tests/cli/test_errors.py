@@ -79,7 +79,7 @@ def test_read_only_output_path(readonly_dir):
 
 
 def test_report_dest_on_an_existing_file(tmp_path, two_repos):
-    from datagen.builds.cpt_corpus import run_cpt_corpus
+    from datagen.builds.cpt_corpus.build import run_cpt_corpus
 
     out = tmp_path / "out"
     run_cpt_corpus(inputs=[str(p) for p in two_repos], output=out)

@@ -12,10 +12,10 @@ import pyarrow.parquet as pq
 import pytest
 from datatrove.data import Document
 
-from datagen.builds.cpt_corpus import file_steps
-from datagen.builds.file_steps import FILE_STEPS
-from datagen.builds.steps import RowsParquetWriter, UnknownField, crawl_schema
+from datagen.builds.cpt_corpus.build import file_steps
 from datagen.config.cpt import CptCorpusRecipe
+from datagen.crawl.writer import RowsParquetWriter, UnknownField, crawl_schema
+from datagen.curate.file_steps import FILE_STEPS
 from datagen.records import DROP_REASONS, FileRow
 
 ROOT = Path(__file__).parents[2]
@@ -70,7 +70,7 @@ def test_writer_rows_are_the_documents_typed_as_the_crawl_schema(tmp_path):
 def test_writer_leaves_pandas_unimported():
     """pyarrow's Table.from_pylist would import pandas in every crawl worker (0.2 s CPU)."""
     code = ("import sys, tempfile; from datatrove.data import Document; "
-            "from datagen.builds.steps import RowsParquetWriter; "
+            "from datagen.crawl.writer import RowsParquetWriter; "
             "meta = {'file_id': 'a', 'repo': 'r', 'path': 'a.py', 'bytes': 1, 'decision': 'kept', 'source': 's'}; "
             "list(RowsParquetWriter(tempfile.mkdtemp()).run(iter([Document(text='x', id='a', metadata=meta)]))); "
             "print('pandas' in sys.modules)")

@@ -11,7 +11,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from datagen.builds.cpt_corpus import run_cpt_corpus
+from datagen.builds.cpt_corpus.build import run_cpt_corpus
 from datagen.manifest import Manifest
 from datagen.records import RunRow, TeacherCall
 from tests.conftest import MIT, UTIL_PY, write_tree

@@ -300,7 +300,7 @@ def test_ordering_reads_the_crawl_imports_instead_of_parsing():
     """A row's ``imports`` (written by the crawl) is what orders it; its text is not parsed."""
     from datatrove.data import Document
 
-    from datagen.pack.imports_step import ImportsStep
+    from datagen.curate.imports_step import ImportsStep
 
     docs = [Document(text=t, id=p, metadata={"path": p, "lang": "python", "decision": "kept"})
             for p, t in [("a.py", "import b\n"), ("b.py", "x = 1\n")]]

@@ -161,7 +161,7 @@ def every_runner_pool(tmp_path: Path, **card) -> tuple[Path, list]:
     """A pool of the calc repo's task once per runner (the source is the same: each
     runner's profile makes its own plan of it, or its defaults)."""
     from datagen.pool.rows import rows_from_tasks
-    from datagen.sandbox.profiles.registry import profile_names
+    from datagen.sandbox.harness.profiles.registry import profile_names
     from tests.serve.conftest import calc_tasks
 
     base = rows_from_tasks(calc_tasks(tmp_path), group_size=4)[0]
@@ -175,7 +175,7 @@ def every_runner_pool(tmp_path: Path, **card) -> tuple[Path, list]:
 
 def test_harbor_and_skyrl_exports_for_every_runner(tmp_path):
     from datagen.pool.exports import harbor_task, write_harbor
-    from datagen.sandbox.profiles.registry import profile_names
+    from datagen.sandbox.harness.profiles.registry import profile_names
 
     pool, rows = every_runner_pool(tmp_path)
     assert len(rows) == len(profile_names()) == 15

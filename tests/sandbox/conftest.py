@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from datagen.config.sandbox import SandboxLimits
-from datagen.sandbox.bwrap import BwrapSandbox
-from datagen.sandbox.cgroups import support
-from datagen.sandbox.select import bwrap_works
-from datagen.sandbox.subprocess_backend import SubprocessSandbox
+from datagen.sandbox.isolation.bwrap import BwrapSandbox
+from datagen.sandbox.isolation.cgroups import support
+from datagen.sandbox.isolation.select import bwrap_works
+from datagen.sandbox.isolation.subprocess_backend import SubprocessSandbox
 
 # Always small: a limit that fails must not be able to hurt the machine.
 SMALL = SandboxLimits(timeout_s=20, cpu_s=20, memory_mb=128, processes=32, file_size_mb=4,

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-# At most 2**9 = 512 processes even where nothing limits it (see datagen.sandbox.probe).
+# At most 2**9 = 512 processes even where nothing limits it (see datagen.sandbox.isolation.probe).
 FORK_BOMB = "import os, time\nfor _ in range(9):\n    os.fork()\ntime.sleep(3)"
 
 

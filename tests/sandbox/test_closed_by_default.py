@@ -9,7 +9,7 @@ from typer.testing import CliRunner
 from datagen.cli.app import app
 from datagen.errors import UserError
 from datagen.manifest import query
-from datagen.sandbox.select import bwrap_works, untrusted_sandbox
+from datagen.sandbox.isolation.select import bwrap_works, untrusted_sandbox
 
 runner = CliRunner()
 

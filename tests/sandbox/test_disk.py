@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from datagen.sandbox import disk
-from datagen.sandbox.bwrap import UID_BASE, UID_SLOTS
+from datagen.sandbox.isolation import disk
+from datagen.sandbox.isolation.bwrap import UID_BASE, UID_SLOTS
 
 REPO = Path(__file__).resolve().parents[2]
 # Four 3 MB files, each under file_size_mb (4): 12 MB into a working copy capped at 8 MB.

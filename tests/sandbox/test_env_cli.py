@@ -17,8 +17,8 @@ from typer.testing import CliRunner
 
 from datagen.cli.app import app
 from datagen.records.env import EnvPlan
-from datagen.sandbox.profiles._docker import HEREDOC
-from datagen.sandbox.profiles.registry import get_profile
+from datagen.sandbox.envs.docker import HEREDOC
+from datagen.sandbox.harness.profiles.registry import get_profile
 
 runner = CliRunner()
 SAMPLES = Path(__file__).parents[2] / "sample_data"

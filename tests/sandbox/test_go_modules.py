@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from datagen.config.sandbox import EnvConfig, SandboxLimits
-from datagen.sandbox.profiles.go import cover_profile_lines, module_path
-from datagen.sandbox.profiles.registry import get_profile
-from datagen.sandbox.runners import ensure_env
-from datagen.sandbox.select import bwrap_works, untrusted_sandbox
+from datagen.sandbox.harness.profiles.go import cover_profile_lines, module_path
+from datagen.sandbox.harness.profiles.registry import get_profile
+from datagen.sandbox.harness.runners import ensure_env
+from datagen.sandbox.isolation.select import bwrap_works, untrusted_sandbox
 from datagen.synth.baseline import SuiteRunner, measure_baseline
 from tests.sandbox.test_profiles_replay_more import replay_validated
 

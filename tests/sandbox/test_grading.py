@@ -2,7 +2,7 @@
 
 import pytest
 
-from datagen.sandbox.grading import flaky_tests, grade
+from datagen.sandbox.harness.grading import flaky_tests, grade
 
 
 def test_fail_to_pass_and_pass_to_pass():

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from datagen.errors import UserError
-from datagen.sandbox.guard import workdir_problem
+from datagen.sandbox.isolation.guard import workdir_problem
 
 
 @pytest.fixture

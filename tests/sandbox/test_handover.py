@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from datagen.sandbox.bwrap import UID_BASE
+from datagen.sandbox.isolation.bwrap import UID_BASE
 
 
 def test_a_copy_left_with_a_sandbox_uid_is_handed_back_by_the_next_run(bwrap, workdir, limits):

@@ -14,11 +14,11 @@ from pathlib import Path
 import pytest
 
 from datagen.config.sandbox import EnvConfig, SandboxLimits
-from datagen.sandbox.env import EnvSetupError
-from datagen.sandbox.profiles.node import manager_spec
-from datagen.sandbox.profiles.registry import get_profile
-from datagen.sandbox.runners import ensure_env, run_profile
-from datagen.sandbox.select import bwrap_works, untrusted_sandbox
+from datagen.sandbox.envs.python.manager import EnvSetupError
+from datagen.sandbox.harness.profiles.node import manager_spec
+from datagen.sandbox.harness.profiles.registry import get_profile
+from datagen.sandbox.harness.runners import ensure_env, run_profile
+from datagen.sandbox.isolation.select import bwrap_works, untrusted_sandbox
 
 INTEGRITY = "sha512-41Cifkg6e8TylSpdtTpeLVMqvSBEVzTttHvERD741+pnZ8ANv0004MRL43QKPDlK9cGvNp6NZWZUBlbGXYxxng=="
 PNPM_LOCK = f"""lockfileVersion: '9.0'

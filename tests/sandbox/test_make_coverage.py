@@ -9,9 +9,9 @@ import shutil
 import pytest
 
 from datagen.config.sandbox import EnvConfig, SandboxLimits
-from datagen.sandbox.profiles.registry import get_profile
-from datagen.sandbox.runners import ensure_env
-from datagen.sandbox.select import bwrap_works, untrusted_sandbox
+from datagen.sandbox.harness.profiles.registry import get_profile
+from datagen.sandbox.harness.runners import ensure_env
+from datagen.sandbox.isolation.select import bwrap_works, untrusted_sandbox
 from datagen.synth.baseline import SuiteRunner, measure_baseline
 
 REPO = {

@@ -20,11 +20,11 @@ from pathlib import Path
 import pytest
 
 from datagen.config.sandbox import EnvConfig, MirrorsConfig, SandboxLimits
-from datagen.sandbox.env import EnvManager, EnvSetupError
-from datagen.sandbox.mirrors import mirror_env, unreachable_registry
-from datagen.sandbox.profiles.registry import get_profile
-from datagen.sandbox.runners import ensure_env
-from datagen.sandbox.select import bwrap_works, untrusted_sandbox
+from datagen.sandbox.envs.mirrors import mirror_env, unreachable_registry
+from datagen.sandbox.envs.python.manager import EnvManager, EnvSetupError
+from datagen.sandbox.harness.profiles.registry import get_profile
+from datagen.sandbox.harness.runners import ensure_env
+from datagen.sandbox.isolation.select import bwrap_works, untrusted_sandbox
 
 LIMITS = SandboxLimits(timeout_s=300, memory_mb=4096, processes=256)
 

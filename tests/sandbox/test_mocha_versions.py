@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from datagen.sandbox.profiles.registry import get_profile
-from datagen.sandbox.runners import run_profile
+from datagen.sandbox.harness.profiles.registry import get_profile
+from datagen.sandbox.harness.runners import run_profile
 from tests.sandbox.test_js_package_managers import _env, _needs_npm_and_bwrap  # noqa: F401 (autouse)
 
 TEST = ("var assert = require('assert');\nvar isOdd = require('./');\n\n"

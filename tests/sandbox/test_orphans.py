@@ -8,8 +8,8 @@ import time
 
 import pytest
 
-from datagen.sandbox import cgroups
-from datagen.sandbox.cgroups import RunCgroup, reap_orphans
+from datagen.sandbox.isolation import cgroups
+from datagen.sandbox.isolation.cgroups import RunCgroup, reap_orphans
 
 
 def _dead_pid() -> int:

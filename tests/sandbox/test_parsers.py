@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from datagen.sandbox.parsers import ReportError, parse_node_junit, parse_pytest_junit
+from datagen.sandbox.harness.parsers import ReportError, parse_node_junit, parse_pytest_junit
 
 GOLDEN = Path(__file__).parent / "golden"
 

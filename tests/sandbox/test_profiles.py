@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from datagen.errors import UserError
-from datagen.sandbox.parsers import (
+from datagen.sandbox.harness.parsers import (
     ReportError,
     parse_cargo_test,
     parse_go_json,
@@ -19,10 +19,10 @@ from datagen.sandbox.parsers import (
     parse_mocha_json,
     parse_tap,
 )
-from datagen.sandbox.profiles.base import Profile, ProfileEnv, ToolchainMissing
-from datagen.sandbox.profiles.go import go_test_argv
-from datagen.sandbox.profiles.node import js_runner, satisfies
-from datagen.sandbox.profiles.registry import detect_profile, get_profile, profile_names, profiles
+from datagen.sandbox.harness.profiles.base import Profile, ProfileEnv, ToolchainMissing
+from datagen.sandbox.harness.profiles.go import go_test_argv
+from datagen.sandbox.harness.profiles.node import js_runner, satisfies
+from datagen.sandbox.harness.profiles.registry import detect_profile, get_profile, profile_names, profiles
 from tests.conftest import write_tree
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -191,7 +191,7 @@ def test_eval_scripts_are_valid_bash():
 
 
 def test_failure_output_of_go_and_cargo_reads_the_same_in_every_run():
-    from datagen.sandbox.parsers import go_output
+    from datagen.sandbox.harness.parsers import go_output
     from datagen.synth.check import stable_output
 
     go = go_output((GOLDEN / "go_test.json").read_text())
@@ -204,8 +204,8 @@ def test_failure_output_of_go_and_cargo_reads_the_same_in_every_run():
 
 def test_coverage_run_keeps_its_tracer_alone_when_the_repo_turns_on_pytest_cov_or_xdist(tmp_path):
     from datagen.records.env import EnvPlan
-    from datagen.sandbox.profiles.base import ProfileEnv
-    from datagen.sandbox.profiles.pytest import _single_tracer
+    from datagen.sandbox.harness.profiles.base import ProfileEnv
+    from datagen.sandbox.harness.profiles.pytest import _single_tracer
 
     env = ProfileEnv("pytest", EnvPlan(profile="pytest"), path=tmp_path)
     assert _single_tracer(env) == []
@@ -267,7 +267,7 @@ def test_a_pytest_eval_script_with_more_ids_than_one_command_line_holds(tmp_path
     import os
     import sys
 
-    from datagen.sandbox.profiles import pytest as pytest_profile
+    from datagen.sandbox.harness.profiles import pytest as pytest_profile
 
     write_tree(tmp_path, {"tests/test_many.py": MANY_TESTS})
     ids = [f"tests/test_many.py::test_value[case-{i:05d}-{'x' * 70}]" for i in range(300)]

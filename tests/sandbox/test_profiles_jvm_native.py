@@ -11,22 +11,22 @@ from pathlib import Path
 
 import pytest
 
-from datagen.sandbox.parsers import ReportError
-from datagen.sandbox.profiles._replay import JUNIT_CHECK_AWK, cmake_regex
-from datagen.sandbox.profiles._reports import (
+from datagen.sandbox.harness.parsers import (
+    ReportError,
     parse_ctest_junit,
     parse_jvm_junit,
     parse_minitest_verbose,
     parse_phpunit_junit,
     parse_rspec_json,
 )
-from datagen.sandbox.profiles.gradle import gradle_filters
-from datagen.sandbox.profiles.make import parse_make_tsv, suite_target
-from datagen.sandbox.profiles.maven import java_request, release_major, surefire_selection
-from datagen.sandbox.profiles.minitest import MINITEST_CHECK_AWK
-from datagen.sandbox.profiles.phpunit import php_fits
-from datagen.sandbox.profiles.registry import detect_profile, get_profile
-from datagen.sandbox.profiles.rspec import RSPEC_CHECK_AWK, passed_key
+from datagen.sandbox.harness.profiles._replay import JUNIT_CHECK_AWK, cmake_regex
+from datagen.sandbox.harness.profiles.gradle import gradle_filters
+from datagen.sandbox.harness.profiles.make import parse_make_tsv, suite_target
+from datagen.sandbox.harness.profiles.maven import java_request, release_major, surefire_selection
+from datagen.sandbox.harness.profiles.minitest import MINITEST_CHECK_AWK
+from datagen.sandbox.harness.profiles.phpunit import php_fits
+from datagen.sandbox.harness.profiles.registry import detect_profile, get_profile
+from datagen.sandbox.harness.profiles.rspec import RSPEC_CHECK_AWK, passed_key
 
 GOLDEN = Path(__file__).parent / "golden"
 SAMPLES = Path(__file__).parents[2] / "sample_data"
@@ -212,7 +212,7 @@ def test_missing_toolchain_names_its_debian_package(monkeypatch, tmp_path, profi
 
 
 def test_gradle_without_wrapper_or_gradle_is_toolchain_missing(tmp_path, monkeypatch):
-    from datagen.sandbox.env import EnvSetupError
+    from datagen.sandbox.envs.python.manager import EnvSetupError
 
     (tmp_path / "build.gradle").write_text("plugins { id 'java' }\njava { sourceCompatibility = '17' }\n")
     monkeypatch.setattr(shutil, "which", lambda name: None if name == "gradle" else f"/usr/bin/{name}")
@@ -226,7 +226,7 @@ def test_gradle_without_wrapper_or_gradle_is_toolchain_missing(tmp_path, monkeyp
 
 
 def test_maven_seed_is_a_readable_linked_copy_made_once(tmp_path, monkeypatch):
-    from datagen.sandbox.profiles.maven import mirror_settings, seed_repository
+    from datagen.sandbox.harness.profiles.maven import mirror_settings, seed_repository
 
     repo = tmp_path / "m2" / "repository"
     jar = repo / "org" / "x" / "x-1.jar"

@@ -18,11 +18,11 @@ import pytest
 
 from datagen.config.sandbox import EnvConfig, SandboxLimits, ValidateRecipe, ValidationConfig
 from datagen.records.tasks import TaskRecord
-from datagen.sandbox.profiles.registry import get_profile
-from datagen.sandbox.protect import is_protected
-from datagen.sandbox.runners import ensure_env
-from datagen.sandbox.select import bwrap_works, untrusted_sandbox
-from datagen.sandbox.validate import Validator
+from datagen.sandbox.harness.profiles.registry import get_profile
+from datagen.sandbox.harness.protect import is_protected
+from datagen.sandbox.harness.runners import ensure_env
+from datagen.sandbox.harness.validate import Validator
+from datagen.sandbox.isolation.select import bwrap_works, untrusted_sandbox
 from datagen.synth.baseline import SuiteRunner, measure_baseline
 from datagen.synth.candidates import Candidate
 from datagen.synth.check import check_changes

@@ -20,9 +20,9 @@ import pytest
 
 from datagen.config.sandbox import EnvConfig, SandboxLimits
 from datagen.records.tasks import TaskRecord
-from datagen.sandbox.profiles.registry import get_profile
-from datagen.sandbox.runners import ensure_env, run_profile
-from datagen.sandbox.select import bwrap_works, get_sandbox, untrusted_sandbox
+from datagen.sandbox.harness.profiles.registry import get_profile
+from datagen.sandbox.harness.runners import ensure_env, run_profile
+from datagen.sandbox.isolation.select import bwrap_works, get_sandbox, untrusted_sandbox
 from datagen.synth.baseline import SuiteRunner, measure_baseline
 from datagen.synth.candidates import Candidate
 from datagen.synth.check import check_changes

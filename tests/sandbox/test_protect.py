@@ -1,4 +1,4 @@
-"""The test-file rule every eval path shares (``datagen.sandbox.protect``): a superset of
+"""The test-file rule every eval path shares (``datagen.sandbox.harness.protect``): a superset of
 what each profile calls test code, the same answers in Python and in ``grep -E``, and the
 eval-script guard in a real git checkout (edits, deletions and added tests fail; build
 output and setup folders do not)."""
@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from datagen.sandbox.profiles.registry import profiles
-from datagen.sandbox.protect import TEST_PATH_ERE, added_is_protected, guard_lines, is_protected
+from datagen.sandbox.harness.profiles.registry import profiles
+from datagen.sandbox.harness.protect import TEST_PATH_ERE, added_is_protected, guard_lines, is_protected
 from datagen.synth.snapshot import is_test_file
 
 PATHS = [

@@ -12,11 +12,11 @@ import pytest
 
 from datagen.config.sandbox import SandboxLimits
 from datagen.records.env import EnvPlan
-from datagen.sandbox.env import env_at
-from datagen.sandbox.profiles.python_plan import python_plan
-from datagen.sandbox.profiles.registry import get_profile
-from datagen.sandbox.runners import as_profile_env, run_profile
-from datagen.sandbox.select import get_sandbox
+from datagen.sandbox.envs.python.manager import env_at
+from datagen.sandbox.envs.python.plan import python_plan
+from datagen.sandbox.harness.profiles.registry import get_profile
+from datagen.sandbox.harness.runners import as_profile_env, run_profile
+from datagen.sandbox.isolation.select import get_sandbox
 
 LIMITS = SandboxLimits(timeout_s=120, cpu_s=120, memory_mb=2048, processes=64)
 

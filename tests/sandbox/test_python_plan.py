@@ -6,14 +6,14 @@ import json
 import sys
 from pathlib import Path
 
-from datagen.builds.tasks_output import outcome_of, repo_env_row, why_no_tasks
+from datagen.builds.tasks.output import outcome_of, repo_env_row, why_no_tasks
 from datagen.config.sandbox import EnvConfig, SandboxLimits
 from datagen.records.env import EnvPlan
 from datagen.records.tasks import CandidateRow, RepoBaselineRow
-from datagen.sandbox.env import EnvManager
-from datagen.sandbox.profiles.python_docker import render_dockerfile
-from datagen.sandbox.profiles.python_plan import interpreter_version, python_plan
-from datagen.sandbox.profiles.python_sources import is_test_name, setup_py_calls
+from datagen.sandbox.envs.python.docker import render_dockerfile
+from datagen.sandbox.envs.python.manager import EnvManager
+from datagen.sandbox.envs.python.plan import interpreter_version, python_plan
+from datagen.sandbox.envs.python.sources import is_test_name, setup_py_calls
 
 PYPROJECT = '''[project]
 name = "demo-pkg"
@@ -175,7 +175,7 @@ def test_a_repo_whose_suite_ran_but_gave_no_task_says_why():
 
 
 def test_both_installers_build_and_record_the_attempt(tmp_path):
-    from datagen.sandbox.select import untrusted_sandbox
+    from datagen.sandbox.isolation.select import untrusted_sandbox
     from tests.synth.buildkit import SITE
 
     src = _tree(tmp_path / "repo", {"tests/test_a.py": "def test_a():\n    assert True\n"})

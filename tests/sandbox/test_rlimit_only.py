@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from datagen.sandbox import base
-from datagen.sandbox.cgroups import RunCgroup
+from datagen.sandbox.isolation import base
+from datagen.sandbox.isolation.cgroups import RunCgroup
 
 FORK_BOMB = "import os, time\nfor _ in range(9):\n    os.fork()\ntime.sleep(3)"
 

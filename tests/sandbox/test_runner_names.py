@@ -1,6 +1,6 @@
 """No runner name is compared outside its profile: Python is a profile like Go.
 
-An AST check over every module of the ``datagen`` package but ``datagen/sandbox/profiles/``:
+An AST check over every module of the ``datagen`` package but ``datagen/sandbox/harness/profiles/``:
 a comparison (``==``, ``in``, ``match``) with a registered profile's name, a dict keyed by
 profile names, or a profile named by a constant where a runner is asked for
 (``get_profile("pytest")``, ``SuiteRunner("pytest", ...)``, ``runner="pytest"``) fails it.
@@ -14,10 +14,10 @@ import ast
 from pathlib import Path
 
 import datagen
-from datagen.sandbox.profiles.registry import profile_names, profiles
+from datagen.sandbox.harness.profiles.registry import profile_names, profiles
 
 PACKAGE = Path(datagen.__file__).parent
-PROFILES = PACKAGE / "sandbox" / "profiles"
+PROFILES = PACKAGE / "sandbox" / "harness" / "profiles"
 NAMES = frozenset(profile_names())
 LANGUAGES = frozenset(lang for p in profiles() for lang in (p.language, *p.source_langs))
 RUNNER_CALLS = frozenset({"get_profile", "SuiteRunner", "run_tests", "as_profile_env", "language_of"})
@@ -111,5 +111,5 @@ def test_no_runner_name_is_compared_outside_its_profile():
             continue
         for line, what in runner_name_uses(path.read_text(encoding="utf-8")):
             offences.append(f"{path.relative_to(PACKAGE.parent)}:{line}: {what}")
-    assert not offences, "runner names outside datagen/sandbox/profiles/ (give the profile an attribute " \
+    assert not offences, "runner names outside datagen/sandbox/harness/profiles/ (give the profile an attribute " \
                          "or method instead):\n" + "\n".join(offences)

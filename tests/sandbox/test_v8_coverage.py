@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from datagen.sandbox.profiles._v8 import covered_lines
+from datagen.sandbox.harness.profiles._v8 import covered_lines
 
 pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="needs node")
 
@@ -55,7 +55,7 @@ SHAPES_TEST = ("import test from 'node:test';\nimport assert from 'node:assert/s
 
 def test_the_node_profile_maps_the_lines_its_suite_runs_to_the_tests_that_passed(any_sandbox, tmp_path):
     from datagen.config.sandbox import SandboxLimits
-    from datagen.sandbox.profiles.registry import get_profile
+    from datagen.sandbox.harness.profiles.registry import get_profile
 
     work = tmp_path / "repo"
     (work / "src").mkdir(parents=True)

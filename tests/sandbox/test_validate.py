@@ -12,10 +12,10 @@ import pytest
 
 from datagen.config.sandbox import EnvConfig, SandboxConfig, ValidateRecipe, ValidationConfig
 from datagen.records.tasks import TaskRecord
-from datagen.sandbox.env import EnvManager
-from datagen.sandbox.runners import run_tests
-from datagen.sandbox.tasks import read_tasks
-from datagen.sandbox.validate import Validator
+from datagen.sandbox.envs.python.manager import EnvManager
+from datagen.sandbox.harness.runners import run_tests
+from datagen.sandbox.harness.task_store import read_tasks
+from datagen.sandbox.harness.validate import Validator
 from tests.sandbox.conftest import git
 
 SITE = str(Path(pytest.__file__).resolve().parent.parent)  # reuse this venv's pytest offline
@@ -143,7 +143,7 @@ def test_env_failure_is_recorded_not_retried_unless_asked(bwrap, tmp_path, calc_
 
 
 def test_last_error_prefers_pips_error_lines():
-    from datagen.sandbox.env import last_error
+    from datagen.sandbox.envs.python.manager import last_error
 
     log = "Collecting x\nERROR: first\n  detail\nERROR: second\nERROR: third\nHint: y\n"
     assert last_error(log) == "ERROR: second | ERROR: third"

@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from datagen.sandbox.base import _wait_exit
+from datagen.sandbox.isolation.base import _wait_exit
 
 
 def _spawn(seconds: float) -> subprocess.Popen:
@@ -54,7 +54,7 @@ def test_a_cancel_scope_kills_its_runs_and_refuses_new_ones(tmp_path) -> None:
     import threading
 
     from datagen.config.sandbox import SandboxLimits
-    from datagen.sandbox.base import Cancelled, CancelScope, execute
+    from datagen.sandbox.isolation.base import Cancelled, CancelScope, execute
 
     scope, results = CancelScope(), []
     limits = SandboxLimits(timeout_s=60)

@@ -8,7 +8,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from datagen.builds.cpt_corpus import run_cpt_corpus
+from datagen.builds.cpt_corpus.build import run_cpt_corpus
 from tests.score.lm import IN_DISTRIBUTION
 from tests.score.test_perplexity import scrambled
 

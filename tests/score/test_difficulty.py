@@ -13,7 +13,7 @@ from datagen.config.sandbox import EnvConfig, SandboxLimits
 from datagen.config.score import DifficultyConfig
 from datagen.config.teacher import TeacherConfig
 from datagen.records.tasks import TaskRecord
-from datagen.sandbox.select import get_sandbox
+from datagen.sandbox.isolation.select import get_sandbox
 from datagen.score.difficulty import DifficultyScorer, attempt_requests, best_attempts, context_paths
 from datagen.teachers import make_teacher
 from tests.sandbox.conftest import make_task_repo

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import duckdb
 
-from datagen.builds.rl_pool import run_rl_pool
+from datagen.builds.rl_pool.build import run_rl_pool
 from tests.sandbox.conftest import make_task_repo
 from tests.score.lm import IN_DISTRIBUTION
 from tests.score.test_perplexity import scrambled

@@ -12,8 +12,8 @@ import duckdb
 import pytest
 from typer.testing import CliRunner
 
-from datagen.builds.cpt_corpus import run_cpt_corpus
-from datagen.builds.quality import annotate, load_quality_recipe, train
+from datagen.builds.cpt_corpus.build import run_cpt_corpus
+from datagen.builds.quality_commands import annotate, load_quality_recipe, train
 from datagen.cli.app import app
 from datagen.errors import UserError
 from datagen.score.quality_model import VERSION, load_model, read_meta

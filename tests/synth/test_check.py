@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from datagen.config.sandbox import EnvConfig, SandboxLimits
-from datagen.sandbox.env import EnvManager
-from datagen.sandbox.select import untrusted_sandbox
+from datagen.sandbox.envs.python.manager import EnvManager
+from datagen.sandbox.isolation.select import untrusted_sandbox
 from datagen.synth.baseline import SuiteRunner, measure_baseline
 from datagen.synth.check import check_changes
 from tests.conftest import write_tree
@@ -104,7 +104,7 @@ def test_the_repos_own_coverage_settings_do_not_empty_the_coverage_map(tmp_path,
     internal error: no test ran under coverage, no entity was covered, no candidate was made.
     sys.monitoring exists from Python 3.12, so the env is built on one (pytest and coverage
     from PyPI)."""
-    from datagen.sandbox.profiles.python_plan import interpreter_version
+    from datagen.sandbox.envs.python.plan import interpreter_version
 
     python = next((p for p in ("python3.13", "python3.12") if interpreter_version(p)), None)
     if python is None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-from datagen.builds.tasks_stages import _texts
+from datagen.builds.tasks.stages import _texts
 from datagen.synth.emit import patch_size
 from datagen.synth.entities import extract_entities
 from datagen.synth.gitrepo import TaskRepo

@@ -9,8 +9,8 @@ import pytest
 
 from datagen.config.sandbox import EnvConfig, SandboxLimits
 from datagen.records.env import EnvPlan, InstallStep
-from datagen.sandbox.env import EnvManager
-from datagen.sandbox.select import untrusted_sandbox
+from datagen.sandbox.envs.python.manager import EnvManager
+from datagen.sandbox.isolation.select import untrusted_sandbox
 from datagen.synth.env_repair import Failure, apply_answer, repair, try_plan
 from datagen.teachers import make_teacher
 from tests.synth.buildkit import SITE

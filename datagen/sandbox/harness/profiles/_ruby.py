@@ -1,0 +1,147 @@
+"""What the RSpec and minitest profiles share: the Ruby version a repo asks for and its gems.
+
+Gems come from Bundler where the repo has a ``Gemfile``: at setup, ``bundle install --local``
+first (the Gemfile resolved against the gems already on the machine, e.g. Debian's
+``ruby-rspec``, with ``GEM_HOME`` in the env folder), then, when those do not satisfy it,
+``bundle install`` from RubyGems (network on) into the env folder (``BUNDLE_PATH``). Either
+way the resolved ``Gemfile.lock`` is kept in the env and linked into working copies that lack
+one, and runs go through ``bundle exec``. Without a Gemfile (or when neither install works)
+the tests run on the machine's gems, and the plan says so.
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+import re
+import shutil
+import subprocess
+from functools import lru_cache
+from pathlib import Path
+
+from datagen.records.env import EnvPlan, InstallStep
+from datagen.sandbox.harness.profiles.base import EnvContext, ProfileEnv, cached_env, copy_source
+
+MODE_FILE = "mode.json"
+
+
+@lru_cache(maxsize=1)
+def bundler() -> str:
+    """The Bundler executable: ``bundle``, or Debian's versioned ``bundle3.x`` ('' when none)."""
+    found = shutil.which("bundle")
+    if found:
+        return found
+    versioned = sorted(glob.glob("/usr/bin/bundle[0-9]*"))
+    return versioned[-1] if versioned else ""
+
+
+@lru_cache(maxsize=1)
+def ruby_version() -> str:
+    if shutil.which("ruby") is None:
+        return ""
+    return subprocess.run(["ruby", "-e", "print RUBY_VERSION"], capture_output=True, text=True).stdout.strip()
+
+
+def ruby_request(src: Path) -> str:
+    """The Ruby version the repo asks for: ``.ruby-version``, the Gemfile's ``ruby``, a gemspec's
+    ``required_ruby_version``; '' when none says."""
+    version_file = src / ".ruby-version"
+    if version_file.is_file():
+        return version_file.read_text(encoding="utf-8", errors="replace").strip().removeprefix("ruby-")
+    gemfile = src / "Gemfile"
+    if gemfile.is_file():
+        m = re.search(r"^\s*ruby\s+['\"]([^'\"]+)['\"]", gemfile.read_text(encoding="utf-8", errors="replace"), re.M)
+        if m:
+            return m.group(1)
+    for spec in sorted(src.glob("*.gemspec")):
+        m = re.search(r"required_ruby_version\s*=\s*['\"]([^'\"]+)['\"]", spec.read_text(encoding="utf-8",
+                                                                                       errors="replace"))
+        if m:
+            return m.group(1)
+    return ""
+
+
+def _tuple(version: str) -> tuple[int, ...]:
+    return tuple(int(x) for x in re.findall(r"\d+", version)[:3])
+
+
+def ruby_plan(profile: str, src: Path, test_command: list[str], test_paths: list[str]) -> EnvPlan:
+    request, have = ruby_request(src), ruby_version()
+    bare = re.sub(r"^[~>=<^ ]+", "", request)
+    mismatch = None
+    if bare and have and not request.startswith("<"):
+        # ">= 3.0" and "~> 3.1" are floors; a bare "3.2.1" (.ruby-version) asks for that minor line
+        floor = _tuple(bare)
+        if _tuple(have)[:len(floor)] < floor or (request == bare and _tuple(have)[:2] != floor[:2]):
+            mismatch = f"the repo asks Ruby {request}; Ruby {have} here"
+    install = []
+    if (src / "Gemfile").is_file():
+        install.append(InstallStep(name="bundle install", kind="command", args=["bundle", "install"],
+                                   origin="Gemfile", optional=True))
+    notes = [] if install else ["no Gemfile: the tests run on the machine's gems"]
+    return EnvPlan(profile=profile, toolchain=f"ruby{have}" if have else "ruby", toolchain_request=request,
+                   toolchain_mismatch=mismatch, install=install, test_command=test_command,
+                   test_paths=test_paths, notes=notes)
+
+
+def ruby_dependency_files(src: Path) -> list[str]:
+    names = ["Gemfile", "Gemfile.lock", ".ruby-version", *(p.name for p in sorted(src.glob("*.gemspec")))]
+    return [n for n in names if (src / n).is_file()]
+
+
+def ensure_ruby_env(profile, src: Path, plan: EnvPlan, ctx: EnvContext) -> ProfileEnv:
+    """Bundler into the env (network), else Bundler on the machine's gems, else no Bundler."""
+    def build(target: Path, step) -> None:
+        mode = "system"
+        bundle = bundler()
+        if plan.install and bundle:
+            copy_source(src, target / "work")
+            env = {"BUNDLE_GEMFILE": str(target / "work" / "Gemfile"), "BUNDLE_APP_CONFIG": str(target / "config")}
+            # the machine's gems first (no network wait where they satisfy the Gemfile), then RubyGems
+            if step("bundle install --local", [bundle, "install", "--local"], target,
+                    env={**env, "GEM_HOME": str(target / "gemhome")}, check=False):
+                mode = "bundle-system"
+            elif step("bundle install", [bundle, "install"], target, env={**env, "BUNDLE_PATH": str(target / "gems")},
+                      check=False):
+                mode = "bundle-path"
+            if mode != "system" and (target / "work" / "Gemfile.lock").is_file():
+                shutil.copy2(target / "work" / "Gemfile.lock", target / "Gemfile.lock")
+            shutil.rmtree(target / "work", ignore_errors=True)
+        (target / MODE_FILE).write_text(json.dumps({"mode": mode}), encoding="utf-8")
+
+    target = cached_env(profile, src, plan, ctx, build)
+    mode = json.loads((target / MODE_FILE).read_text(encoding="utf-8"))["mode"]
+    env: dict[str, str] = {"BUNDLE_APP_CONFIG": str(target / "config")}
+    links: dict[str, str] = {}
+    if mode != "system":
+        env["BUNDLE_FROZEN"] = "true"
+        if (target / "Gemfile.lock").is_file():
+            links["Gemfile.lock"] = str(target / "Gemfile.lock")
+    if mode == "bundle-path":
+        env["BUNDLE_PATH"] = str(target / "gems")
+    if mode == "bundle-system":  # Bundler writes into GEM_HOME even when every gem is installed
+        env["GEM_HOME"] = str(target / "gemhome")
+    notes = {"system": "the machine's gems (no Gemfile, or Bundler could not install)",
+             "bundle-system": "bundle install --local: the Gemfile resolved against the machine's gems",
+             "bundle-path": "bundle install into the env"}
+    plan = plan.model_copy(update={"notes": [*plan.notes, notes[mode]]})
+    return ProfileEnv(profile.name, plan, path=target, env=env, ro_paths=(target,), links=links, extra=mode)
+
+
+def ruby_prefix(env: ProfileEnv) -> list[str]:
+    """``bundle exec`` where the env resolved the Gemfile, else nothing."""
+    return [bundler(), "exec"] if env.extra in ("bundle-path", "bundle-system") and bundler() else []
+
+
+def ruby_setup_lines(plan: EnvPlan) -> list[str]:
+    """Replay: Bundler over the network, else on the machine's gems; no Gemfile, nothing."""
+    find = 'B="$(command -v bundle || ls /usr/bin/bundle[0-9]* 2>/dev/null | tail -n 1)"'
+    if not plan.install:
+        return [find]
+    return [find, 'if [ -n "$B" ]; then "$B" install --local || "$B" install || exit 1; fi']
+
+
+def ruby_eval_prefix() -> list[str]:
+    """Replay: sets ``$RUN`` to ``bundle exec`` where a Gemfile.lock was resolved."""
+    return ['B="$(command -v bundle || ls /usr/bin/bundle[0-9]* 2>/dev/null | tail -n 1)"',
+            'RUN=""; if [ -f Gemfile.lock ] && [ -n "$B" ]; then RUN="$B exec"; fi']

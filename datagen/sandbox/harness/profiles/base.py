@@ -1,0 +1,355 @@
+"""The ecosystem profile: everything datagen needs to know to run one kind of test suite.
+
+A profile is one class (registered in ``registry.py``) that says, for its ecosystem:
+
+- ``detect``: whether a repo's suite is its kind (``package.json`` test script, ``go.mod``, ...);
+- ``plan``: the ``EnvPlan`` (toolchain the repo asks for, install steps, test command) read
+  from the repo's own files;
+- ``ensure_env``: the environment built from that plan, once per repo + plan key, in the
+  sandbox with the network ON (the only step that gets it); test runs are offline;
+- ``test_command``: the suite (or a subset of it) as an argv that writes a machine-readable
+  report into the working copy; ``parse``: that report to ``{test_id: status}``;
+- ``setup_script`` / ``eval_script``: the same steps as plain bash, so a task replays
+  outside datagen (a fresh clone, the setup, then the chosen tests; exit 0 only when all pass).
+
+The runner name a task stores (``TaskRecord.runner``) is the profile's ``name``.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import json
+import shlex
+import shutil
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING, ClassVar
+
+from datagen.errors import SkipItem
+from datagen.records.env import EnvPlan
+from datagen.sandbox.harness.protect import guard_lines
+
+if TYPE_CHECKING:
+    from datagen.config.sandbox import EnvConfig, SandboxLimits
+    from datagen.records.tasks import RunResult, TestStatus
+    from datagen.sandbox.isolation.base import Sandbox
+
+TestResults = dict[str, "TestStatus"]
+REPORT = ".datagen-report"  # report files of test runs start with this (one per profile's suffix)
+
+
+class ToolchainMissing(SkipItem):
+    """A tool the profile needs is not on this machine; the repo is skipped with the reason
+    ``toolchain_missing: go (Debian package golang-go)``."""
+
+    def __init__(self, tool: str, package: str):
+        self.tool, self.package = tool, package
+        super().__init__(f"toolchain_missing: {tool} (Debian package {package})")
+
+
+@dataclass(frozen=True)
+class EnvContext:
+    """What a profile's ``ensure_env`` may use: the sandbox, the setup limits (network on)
+    and the env options and cache folder of the recipe."""
+
+    sandbox: Sandbox
+    limits: SandboxLimits  # already with network=True and the setup timeout
+    config: EnvConfig
+    cache_dir: Path
+    retry_failed: bool = False
+
+
+@dataclass(frozen=True)
+class ProfileEnv:
+    """A ready environment for one repo's tests: what a sandboxed test run needs.
+
+    ``env`` are the variables of every run; ``ro_paths`` the host folders the sandbox must
+    see read-only (the env folder, the toolchain); ``links`` are symlinks made in every
+    working copy before a run (name in the copy -> target), e.g. ``node_modules``;
+    ``extra`` holds what one profile keeps for itself (the pytest profile's ``PythonEnv``).
+    """
+
+    profile: str
+    plan: EnvPlan
+    path: Path | None = None
+    env: dict[str, str] = field(default_factory=dict)
+    ro_paths: tuple[Path, ...] = ()
+    links: dict[str, str] = field(default_factory=dict)
+    extra: object = None
+
+
+class Profile:
+    """One ecosystem's way to set up, run and read a repo's test suite (subclass it)."""
+
+    name: ClassVar[str] = ""  # the runner name stored in records: pytest, node, jest, go, cargo, ...
+    language: ClassVar[str] = ""  # the task's language label: python, javascript, typescript, go, rust, ...
+    source_langs: ClassVar[tuple[str, ...]] = ()  # crawl languages (ListedFile.lang) strategies may target
+    tools: ClassVar[dict[str, str]] = {}  # executable -> Debian package that provides it
+    priority: ClassVar[int] = 100  # detection order: lower is asked first (ties: by name)
+    report: ClassVar[str] = REPORT + ".xml"  # where a test run writes its report, in the working copy
+    covers_lines: ClassVar[bool] = False  # per-test line coverage (``coverage``) is implemented
+    # The env is ``EnvManager``'s (``datagen/sandbox/envs/python/manager.py``): the recipe's user plans
+    # (``env.plan`` / ``env.overrides``) apply, each build attempt keeps its steps, and the tasks
+    # build keeps a record per repo (``envs/<repo>.json``) for the ``repo_envs`` table.
+    keeps_env_record: ClassVar[bool] = False
+    # The teacher's env repair (``synth/env_repair.py``) knows how to change this profile's plans.
+    repairable: ClassVar[bool] = False
+    # A test run needs the env ``ensure_env`` built (no run on the profile's defaults).
+    needs_built_env: ClassVar[bool] = False
+    # The Dockerfile's base image (``dockerfile``): the ecosystem's official image, ``{version}``
+    # the plan's toolchain (major.minor), and the image when the plan names no version.
+    image: ClassVar[str] = ""
+    image_default: ClassVar[str] = ""
+    # An exported task's container (Harbor) made from the source alone, without the plan: its
+    # base image and the RUN line that installs the repo's dependencies ('' : not exported).
+    export_image: ClassVar[str] = ""
+    export_install: ClassVar[str] = ""
+
+    # --- detection -------------------------------------------------------------------------
+    def detect(self, src: Path, paths: list[str]) -> bool:
+        """Whether the repo at ``src`` (its snapshot's ``paths``) runs its suite this way."""
+        raise NotImplementedError
+
+    def is_test_file(self, path: str) -> bool:
+        """Test code by this ecosystem's conventions (strategies never target it)."""
+        return conventional_test_file(path)
+
+    def missing_tool(self) -> ToolchainMissing | None:
+        """The first tool of ``tools`` not on PATH here, or None when all are."""
+        for tool, package in self.tools.items():
+            if shutil.which(tool) is None:
+                return ToolchainMissing(tool, package)
+        return None
+
+    def task_language(self, src: Path | None = None) -> str:
+        """The language label of this repo's tasks (``language`` unless the repo says otherwise,
+        e.g. a TypeScript project under a JS runner)."""
+        return self.language
+
+    # --- environment -----------------------------------------------------------------------
+    def plan(self, src: Path) -> EnvPlan:
+        """The repo's environment plan, by rules over its own files."""
+        raise NotImplementedError
+
+    def plan_stub(self) -> EnvPlan:
+        """The plan of a repo datagen cannot read (a task from elsewhere): the profile's defaults."""
+        return EnvPlan(profile=self.name)
+
+    def env_key(self, src: Path, plan: EnvPlan) -> str:
+        """The env cache key: the plan and the dependency files' content."""
+        h = hashlib.sha256(f"{self.name}\0{plan.key_material()}\0".encode())
+        for rel in self.dependency_files(src):
+            h.update(rel.encode() + b"\0" + (src / rel).read_bytes() + b"\0")
+        return h.hexdigest()[:16]
+
+    def dependency_files(self, src: Path) -> list[str]:
+        """Repo-relative files whose content decides the environment (lock files, manifests)."""
+        return []
+
+    def ensure_env(self, src: Path, plan: EnvPlan, ctx: EnvContext) -> ProfileEnv:
+        """The environment of ``plan`` for the repo at ``src``, built on first use
+        (raises ``datagen.sandbox.envs.python.manager.EnvSetupError`` when it cannot be)."""
+        return ProfileEnv(self.name, plan)
+
+    def run_env(self, env: ProfileEnv, workdir: Path) -> dict[str, str]:
+        """Variables of one test run in ``workdir``."""
+        return dict(env.env)
+
+    # --- running and reading -----------------------------------------------------------------
+    def test_command(self, env: ProfileEnv, workdir: Path, tests: list[str] | None) -> list[str]:
+        """The argv that runs ``tests`` (ids as ``parse`` gives them; None: the whole suite)
+        in ``workdir`` and writes the report to ``workdir / self.report``."""
+        raise NotImplementedError
+
+    def parse(self, text: str) -> TestResults:
+        """The report's text -> ``{test_id: status}`` (raises ``ReportError`` when it is not
+        the format); a pure function of the text."""
+        raise NotImplementedError
+
+    def log_text(self, report: str) -> str:
+        """The human-readable test output held in the report, for a profile whose command sends
+        the runner's output into it ('' when the run's own stdout/stderr already show it):
+        what failure messages and problem statements quote."""
+        return ""
+
+    def read_report(self, workdir: Path, run: RunResult) -> str | None:
+        """The report text of a finished run (None when it wrote none)."""
+        try:
+            return (workdir / self.report).read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return None
+
+    def coverage(self, env: ProfileEnv, sandbox: Sandbox, workdir: Path, limits: SandboxLimits,
+                 ro_paths: tuple[Path, ...] = ()) -> dict[str, dict[int, list[str]]]:
+        """path -> line -> ids of the tests that execute it, from one run in ``workdir`` (a
+        fresh copy the caller removes); {} where the profile has no per-test coverage
+        (``covers_lines`` False): then every candidate is checked with the whole suite."""
+        return {}
+
+    def grading_targets(self, tests: list[str]) -> list[str]:
+        """What a grading run is given for ``tests`` (default: the ids themselves)."""
+        return list(dict.fromkeys(tests))
+
+    def test_files(self, tests: list[str]) -> list[str]:
+        """The files that hold ``tests`` (ids), where ids name them; sorted."""
+        return sorted({t.split("::", 1)[0] for t in tests if "::" in t})
+
+    # --- replay outside datagen --------------------------------------------------------------
+    def setup_commands(self, plan: EnvPlan) -> list[str]:
+        """Bash lines that install what the tests need, in the repo's checkout (network allowed)."""
+        return [shlex.join(step.args) for step in plan.install if step.kind == "command"]
+
+    def eval_commands(self, plan: EnvPlan, tests: list[str]) -> list[str]:
+        """Bash lines that run ``tests`` offline with the repo's own tools and exit non-zero
+        unless every one of them passed."""
+        raise NotImplementedError
+
+    def docker_image(self, plan: EnvPlan) -> str:
+        """The Dockerfile's base image for ``plan`` ('' when the profile names none)."""
+        from datagen.sandbox.envs.docker import image_version
+
+        version = image_version(plan)
+        return self.image.format(version=version) if version and self.image else self.image_default
+
+    def image_tools(self, plan: EnvPlan) -> list[str]:
+        """Dockerfile lines after ``FROM`` that add the tools the base image lacks."""
+        return []
+
+    def dockerfile(self, plan: EnvPlan, repo: str = "repo") -> str:
+        """``plan`` as a Dockerfile (build context: the repo's working copy): the base image,
+        the plan's variables and the task's ``setup_script`` as its one RUN step."""
+        from datagen.sandbox.envs.docker import render_dockerfile
+
+        return render_dockerfile(self, plan, repo)
+
+    def setup_script(self, plan: EnvPlan) -> str:
+        """A bash script run in the repo's checkout (``$REPO_DIR``, default the current
+        folder): installs what the tests need; may use the network."""
+        return _script("Installs what the task's tests need (may use the network).", plan,
+                       self.setup_commands(plan))
+
+    def eval_script(self, plan: EnvPlan, tests: list[str], base_commit: str = "") -> str:
+        """A bash script run in the repo's checkout: runs ``tests`` (FAIL_TO_PASS +
+        PASS_TO_PASS) with the repo's own tools, offline; exit 0 only when all of them pass.
+        With the task's ``base_commit`` it first fails (exit 3) a checkout whose test files
+        or test config differ from the task's (``sandbox.protect``)."""
+        guard = guard_lines(base_commit) if base_commit else []
+        return _script("Runs the task's FAIL_TO_PASS and PASS_TO_PASS tests; exit 0 only when all pass.",
+                       plan, [*guard, *self.eval_commands(plan, sorted(set(tests)))])
+
+
+def _script(what: str, plan: EnvPlan, lines: list[str]) -> str:
+    env = [f"export {k}={shlex.quote(v)}" for k, v in sorted(plan.env.items())]
+    head = ["#!/bin/bash", f"# {what}", f"# profile: {plan.profile}"
+            + (f"; toolchain: {plan.toolchain}" if plan.toolchain else ""),
+            "set -uo pipefail", 'cd "${REPO_DIR:-.}" || exit 2']
+    return "\n".join([*head, *env, *lines]) + "\n"
+
+
+TEST_DIRS = frozenset({"tests", "test", "testing", "__tests__", "spec", "testdata"})
+_TEST_SUFFIXES = ("_test.py", "_test.go", "_spec.rb", "_test.rb", "Test.java", "Tests.java", "Test.php")
+_JS_EXTS = (".js", ".mjs", ".cjs", ".ts", ".tsx", ".jsx", ".mts", ".cts")
+
+
+def conventional_test_file(path: str) -> bool:
+    """Test code by the common conventions of the ecosystems datagen knows (test folders,
+    ``test_*.py``, ``*_test.go``, ``*.test.ts``, ``*.spec.js``, ...)."""
+    p = PurePosixPath(path)
+    name = p.name
+    if name == "conftest.py" or name.startswith("test_") and name.endswith(".py") or name.endswith(_TEST_SUFFIXES):
+        return True
+    if any(part in TEST_DIRS for part in p.parts[:-1]):
+        return True
+    return any(name.endswith(f".{kind}{ext}") for kind in ("test", "spec") for ext in _JS_EXTS)
+
+
+def read_json(path: Path) -> object:
+    """A JSON file's content, or None when it is missing or not JSON."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def under(path: str, folders: tuple[str, ...]) -> bool:
+    """Whether ``path`` lies in any folder named in ``folders`` (at any depth)."""
+    return any(part in folders for part in PurePosixPath(path).parts[:-1])
+
+
+def links_into(workdir: Path, links: Mapping[str, str]) -> None:
+    """Make the env's symlinks in a working copy (an existing entry of the same name stays)."""
+    for name, target in links.items():
+        link = workdir / name
+        if not link.exists() and not link.is_symlink():
+            link.parent.mkdir(parents=True, exist_ok=True)
+            link.symlink_to(target)
+
+
+LOG_TAIL = 4000
+
+
+def cached_env(profile: Profile, src: Path, plan: EnvPlan, ctx: EnvContext,
+               build: Callable[[Path, Callable[..., bool]], None]) -> Path:
+    """The env folder ``<cache>/<profile>-<key>``, made by ``build(target, step)`` on first use.
+
+    One builder per key (a file lock; others wait, then reuse); a failed build is recorded
+    (``failed.json`` with the log tail) and not retried unless ``ctx.retry_failed``.
+    ``step(name, argv, cwd, env=None, ro_paths=(), check=True)`` runs one install command in
+    the sandbox with the network on (writable: the env folder only; ``cwd`` lies inside it)
+    and raises ``EnvSetupError`` when a checked one fails.
+    """
+    from datagen.sandbox.envs.mirrors import keyed, mirror_env, unreachable_registry
+    from datagen.sandbox.envs.python.manager import EnvSetupError, last_error
+
+    key = keyed(profile.env_key(src, plan), ctx.config.mirrors)
+    mirrors = mirror_env(ctx.config.mirrors)
+    target = ctx.cache_dir / f"{profile.name}-{key}"
+    ctx.cache_dir.mkdir(parents=True, exist_ok=True)
+    with open(ctx.cache_dir / f"{profile.name}-{key}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        failed = target / "failed.json"
+        if failed.exists() and not ctx.retry_failed:
+            info = json.loads(failed.read_text())
+            raise EnvSetupError(f"{info['error']} (recorded in {failed}; not retried)", info.get("log_tail", ""),
+                                reason=info.get("reason", ""))
+        if (target / "ok.json").exists():
+            return target
+        shutil.rmtree(target, ignore_errors=True)
+        target.mkdir(parents=True)
+        log: list[str] = []
+        started = time.time()
+
+        def step(name: str, argv: list[str], cwd: Path, env: Mapping[str, str] | None = None,
+                 ro_paths: tuple[Path, ...] = (), check: bool = True) -> bool:
+            # the sandbox may write only its working copy: that is the whole env folder, and
+            # the command starts in ``cwd`` inside it
+            inner = ["sh", "-c", 'cd "$1" && shift && exec "$@"', "sh", str(cwd), *argv]
+            run_env = {**mirrors, **(env or {})}  # the recipe's mirrors, unless the profile set its own
+            result = ctx.sandbox.run(inner, target, ctx.limits, env=run_env, ro_paths=ro_paths)
+            log.append(f"$ {shlex.join(argv)}\n{result.stdout}{result.stderr}")
+            ok = result.exit_code == 0 and result.limit_hit is None
+            if not ok and check:
+                why = f"limit {result.limit_hit}" if result.limit_hit else f"exit {result.exit_code}"
+                last = last_error(result.stdout + "\n" + result.stderr)
+                error = f"{name} failed ({why})" + (f": {last}" if last else "")
+                tail = "\n".join(log)[-LOG_TAIL:]
+                registry = unreachable_registry(result.stdout + "\n" + result.stderr)
+                reason = f"registry_unreachable: {registry}" if registry else "env_setup_failed"
+                failed.write_text(json.dumps({"error": error, "log_tail": tail, "reason": reason, "at": started}))
+                raise EnvSetupError(error, tail, reason=reason)
+            return ok
+
+        build(target, step)
+        (target / "ok.json").write_text(json.dumps(
+            {"profile": profile.name, "plan": plan.model_dump(mode="json"),
+             "seconds": round(time.time() - started, 2)}, sort_keys=True))
+    return target
+
+
+def copy_source(src: Path, dest: Path, skip: tuple[str, ...] = (".git",)) -> Path:
+    """A copy of the repo to install from (installers write into the folder they run in)."""
+    shutil.copytree(src, dest, symlinks=True, ignore=shutil.ignore_patterns(*skip))
+    return dest

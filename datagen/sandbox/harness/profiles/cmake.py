@@ -1,0 +1,142 @@
+"""C and C++ with CMake + CTest: configure, build, ``ctest --output-junit``.
+
+Every run configures and builds the working copy from scratch in ``_datagen_build/`` (a
+mutation may touch any source; CMake build trees hold absolute paths, so one cannot be
+reused across copies) and runs ctest only when the whole build succeeded: a candidate that
+does not compile leaves no report and is dropped. (In an eval script a test whose executable
+was not built is an ``error``, see ``harness/parsers.py``.) The
+env step (network on) configures and builds once, so a project that cannot build here is
+recorded at setup (``find_package`` of a library that is not installed, say) rather than
+per candidate. Ids are ctest test names; a subset is ``-R '^(a|b)$'``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import shutil
+import subprocess
+from functools import lru_cache
+from pathlib import Path
+
+from datagen.records.env import EnvPlan, InstallStep
+from datagen.sandbox.harness.parsers import parse_ctest_junit
+from datagen.sandbox.harness.profiles._replay import cmake_regex, junit_check
+from datagen.sandbox.harness.profiles.base import EnvContext, Profile, ProfileEnv, TestResults, cached_env, copy_source
+from datagen.sandbox.harness.profiles.registry import register
+
+BUILD = "_datagen_build"
+_TESTING = re.compile(r"\b(enable_testing|add_test|include\s*\(\s*CTest|gtest_discover_tests|gtest_add_tests|"
+                      r"catch_discover_tests|doctest_discover_tests)\b", re.I)
+_MINIMUM = re.compile(r"cmake_minimum_required\s*\(\s*VERSION\s+([0-9.]+)", re.I)
+_CXX_EXTS = (".cpp", ".cc", ".cxx", ".c++", ".hpp", ".hh", ".hxx")
+
+
+@lru_cache(maxsize=1)
+def cmake_version() -> str:
+    """The local cmake's version ('' when there is none)."""
+    if shutil.which("cmake") is None:
+        return ""
+    out = subprocess.run(["cmake", "--version"], capture_output=True, text=True).stdout
+    m = re.search(r"version\s+(\d+\.\d+(?:\.\d+)?)", out)
+    return m.group(1) if m else ""
+
+
+def _tuple(version: str) -> tuple[int, ...]:
+    return tuple(int(x) for x in re.findall(r"\d+", version)[:3])
+
+
+def jobs() -> int:
+    return max(1, min(4, os.cpu_count() or 1))
+
+
+def configure_build(build: str = BUILD) -> str:
+    """Shell: configure (Debug, Makefiles) and build, going on past a failed target."""
+    configure = ["cmake", "-S", ".", "-B", build, "-G", "Unix Makefiles", "-DCMAKE_BUILD_TYPE=Debug"]
+    return f"{shlex.join(configure)} >/dev/null && cmake --build {build} -j{jobs()} -- -k >/dev/null 2>&1"
+
+
+def ctest_argv(report: str, tests: list[str] | None, build: str = BUILD) -> list[str]:
+    cmd = ["ctest", "--test-dir", build, "--output-junit", report, "--timeout", "120"]
+    return [*cmd, "-R", cmake_regex(sorted(set(tests)))] if tests else cmd
+
+
+@register
+class CMakeProfile(Profile):
+    """A CMake project whose root ``CMakeLists.txt`` (or an included one) registers ctest tests."""
+
+    name = "ctest"
+    language = "cpp"
+    source_langs = ("c", "cpp")
+    tools = {"cmake": "cmake", "ctest": "cmake", "c++": "g++", "make": "make"}
+    priority = 60
+    report = ".datagen-report.xml"
+    image_default = "gcc:13"  # gcc and make (the plan names cmake's version, not the compiler's)
+
+    def detect(self, src: Path, paths: list[str]) -> bool:
+        if not (src / "CMakeLists.txt").is_file():
+            return False
+        for rel in [p for p in paths if p.endswith(("CMakeLists.txt", ".cmake"))][:50]:
+            try:
+                if _TESTING.search((src / rel).read_text(encoding="utf-8", errors="replace")):
+                    return True
+            except OSError:
+                continue
+        return False
+
+    def task_language(self, src: Path | None = None) -> str:
+        """``c`` for a project without C++ sources, else ``cpp``."""
+        if src is None:
+            return self.language
+        cxx = any(p.suffix in _CXX_EXTS for p in src.rglob("*") if BUILD not in p.parts)
+        return "cpp" if cxx else "c"
+
+    def dependency_files(self, src: Path) -> list[str]:
+        return sorted(p.relative_to(src).as_posix() for p in src.rglob("CMakeLists.txt"))
+
+    def plan(self, src: Path) -> EnvPlan:
+        text = (src / "CMakeLists.txt").read_text(encoding="utf-8", errors="replace")
+        want = m.group(1) if (m := _MINIMUM.search(text)) else ""
+        have = cmake_version()
+        mismatch = f"cmake_minimum_required {want}; cmake {have} here" if want and have and \
+            _tuple(want) > _tuple(have) else None
+        install = [InstallStep(name="configure and build", kind="command", args=["sh", "-c", configure_build()],
+                               origin="CMakeLists.txt")]
+        return EnvPlan(profile=self.name, toolchain=f"cmake{have}" if have else "cmake", toolchain_request=want,
+                       toolchain_mismatch=mismatch, install=install, test_command=["ctest"])
+
+    def ensure_env(self, src: Path, plan: EnvPlan, ctx: EnvContext) -> ProfileEnv:
+        def build(target: Path, step) -> None:
+            work = copy_source(src, target / "work")
+            step("configure and build", ["sh", "-c", configure_build()], work)
+            shutil.rmtree(work, ignore_errors=True)
+
+        return ProfileEnv(self.name, plan, path=cached_env(self, src, plan, ctx, build))
+
+    def test_command(self, env: ProfileEnv, workdir: Path, tests: list[str] | None) -> list[str]:
+        report = str(workdir / self.report)
+        # no report when the build fails: a candidate that does not compile is dropped
+        # (``breaks_collection``), not a task whose tests "fail" for want of a binary
+        return ["sh", "-c", f"rm -rf {BUILD}; {configure_build()} && {shlex.join(ctest_argv(report, tests))}"]
+
+    def parse(self, text: str) -> TestResults:
+        return parse_ctest_junit(text)
+
+    def test_files(self, tests: list[str]) -> list[str]:
+        return []
+
+    # --- replay -------------------------------------------------------------------------
+    def image_tools(self, plan: EnvPlan) -> list[str]:
+        from datagen.sandbox.envs.docker import apt_install
+
+        return [apt_install("cmake")]
+
+    def setup_commands(self, plan: EnvPlan) -> list[str]:
+        return [f"{configure_build()} || exit 1"]
+
+    def eval_commands(self, plan: EnvPlan, tests: list[str]) -> list[str]:
+        # the setup's build tree is reused (make rebuilds what the patch touched); a relative
+        # --output-junit lands in the build folder
+        return [configure_build(), f"rm -f {BUILD}/eval.xml", shlex.join(ctest_argv("eval.xml", tests)) + " >/dev/null",
+                *junit_check("ctest", f"{BUILD}/eval.xml", tests)]

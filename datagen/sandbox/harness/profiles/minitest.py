@@ -1,0 +1,97 @@
+"""Ruby with minitest: every ``test/**/*_test.rb`` / ``test_*.rb`` loaded in one process with
+``--verbose`` (one ``Class#test_name = 0.00 s = .`` line per test, the report datagen reads).
+
+A subset is minitest's ``-n /^(A#test_x|B#test_y)$/``. The seed is fixed, so the order is
+the same run to run. Gems: see ``_ruby.py``.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from pathlib import Path
+
+from datagen.records.env import EnvPlan
+from datagen.sandbox.harness.parsers import parse_minitest_verbose
+from datagen.sandbox.harness.profiles._ruby import (
+    ensure_ruby_env,
+    ruby_dependency_files,
+    ruby_eval_prefix,
+    ruby_plan,
+    ruby_prefix,
+    ruby_setup_lines,
+)
+from datagen.sandbox.harness.profiles.base import EnvContext, Profile, ProfileEnv, TestResults, conventional_test_file
+from datagen.sandbox.harness.profiles.registry import register
+
+LOADER = 'Dir["test/**/{*_test,test_*}.rb"].sort.each { |f| require File.expand_path(f) }'
+SEED = "1"
+_USES_MINITEST = re.compile(r"\bminitest\b|Minitest::", re.I)
+# Prints "NOT PASSED: <id>" for each id of $IDS without a passing `--verbose` line.
+MINITEST_CHECK_AWK = r"""
+{ for (i = 1; i <= n; i++) if (index($0, want[i] " = ") == 1 && $0 ~ / s = \.$/) ok[i] = 1 }
+BEGIN { n = split(ENVIRON["IDS"], want, "\n") }
+END { rc = 0; for (i = 1; i <= n; i++) if (want[i] != "" && !(i in ok)) { print "NOT PASSED: " want[i]; rc = 1 }
+  exit rc }
+"""
+
+
+def minitest_argv(tests: list[str] | None) -> list[str]:
+    cmd = ["ruby", "-Ilib", "-Itest", "-e", LOADER, "--", "--verbose", "--seed", SEED]
+    if tests:
+        names = "|".join(re.escape(t).replace("/", "\\/") for t in sorted(set(tests)))
+        cmd += ["-n", f"/^({names})$/"]
+    return cmd
+
+
+@register
+class MinitestProfile(Profile):
+    """A Ruby repo whose tests under ``test/`` use minitest."""
+
+    name = "minitest"
+    language = "ruby"
+    source_langs = ("ruby",)
+    tools = {"ruby": "ruby"}
+    priority = 75
+    report = ".datagen-report.txt"
+    image, image_default = "ruby:{version}", "ruby:3"
+
+    def detect(self, src: Path, paths: list[str]) -> bool:
+        tests = [p for p in paths if p.startswith("test/") and p.endswith(".rb")]
+        for rel in tests[:40]:
+            try:
+                if _USES_MINITEST.search((src / rel).read_text(encoding="utf-8", errors="replace")):
+                    return True
+            except OSError:
+                continue
+        return False
+
+    def is_test_file(self, path: str) -> bool:
+        return path.startswith("test/") or conventional_test_file(path)
+
+    def dependency_files(self, src: Path) -> list[str]:
+        return ruby_dependency_files(src)
+
+    def plan(self, src: Path) -> EnvPlan:
+        return ruby_plan(self.name, src, ["ruby", "-Ilib", "-Itest", "-e", LOADER], ["test"])
+
+    def ensure_env(self, src: Path, plan: EnvPlan, ctx: EnvContext) -> ProfileEnv:
+        return ensure_ruby_env(self, src, plan, ctx)
+
+    def test_command(self, env: ProfileEnv, workdir: Path, tests: list[str] | None) -> list[str]:
+        return ["sh", "-c", f"{shlex.join([*ruby_prefix(env), *minitest_argv(tests)])} > {self.report} 2>&1"]
+
+    def parse(self, text: str) -> TestResults:
+        return parse_minitest_verbose(text)
+
+    def test_files(self, tests: list[str]) -> list[str]:
+        return []
+
+    # --- replay -------------------------------------------------------------------------
+    def setup_commands(self, plan: EnvPlan) -> list[str]:
+        return ruby_setup_lines(plan)
+
+    def eval_commands(self, plan: EnvPlan, tests: list[str]) -> list[str]:
+        return [*ruby_eval_prefix(), f"$RUN {shlex.join(minitest_argv(tests))} > .datagen-eval.txt 2>&1",
+                "export IDS=" + shlex.quote("\n".join(tests)),
+                f"awk {shlex.quote(MINITEST_CHECK_AWK)} .datagen-eval.txt", "exit $?"]

@@ -1,0 +1,183 @@
+"""PHP with PHPUnit: ``phpunit --log-junit``; ids ``Ns\\Class::method`` (see ``harness/parsers.py``).
+
+Setup (network on) runs ``composer install`` in a copy of the repo inside the env folder; each
+run copies that ``vendor/`` into its working copy (Composer's autoloader finds the project
+relative to ``vendor/``, so a link would load the env's copy of the sources, not the run's).
+A repo that needs no package beyond PHPUnit runs on the machine's ``phpunit`` (Debian's) when
+Composer is missing or Packagist cannot be reached; one that needs more is recorded
+``toolchain_missing: composer``. A subset is ``--filter`` with an anchored regex of the ids.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+import shutil
+import subprocess
+from functools import lru_cache
+from pathlib import Path
+
+from datagen.records.env import EnvPlan, InstallStep
+from datagen.sandbox.envs.python.manager import EnvSetupError
+from datagen.sandbox.harness.parsers import parse_phpunit_junit
+from datagen.sandbox.harness.profiles._replay import cmake_regex, junit_check
+from datagen.sandbox.harness.profiles.base import (
+    EnvContext,
+    Profile,
+    ProfileEnv,
+    TestResults,
+    ToolchainMissing,
+    cached_env,
+    copy_source,
+    read_json,
+)
+from datagen.sandbox.harness.profiles.registry import register
+
+CONFIGS = ("phpunit.xml", "phpunit.xml.dist", "phpunit.dist.xml")
+_PLATFORM = re.compile(r"^(php|ext-.+|lib-.+|composer-plugin-api|composer-runtime-api)$")
+FLAGS = ["--do-not-cache-result", "--colors=never"]
+
+
+@lru_cache(maxsize=1)
+def php_version() -> str:
+    if shutil.which("php") is None:
+        return ""
+    return subprocess.run(["php", "-r", "echo PHP_VERSION;"], capture_output=True, text=True).stdout.strip()
+
+
+def php_etc() -> tuple[Path, ...]:
+    """Debian's php.ini and module list live under /etc/php, which the sandbox must see."""
+    return (Path("/etc/php"),) if Path("/etc/php").is_dir() else ()
+
+
+def _tuple(version: str) -> tuple[int, ...]:
+    return tuple(int(x) for x in re.findall(r"\d+", version)[:3])
+
+
+def php_fits(constraint: str, have: str) -> bool:
+    """Whether PHP ``have`` meets a Composer constraint's alternatives (``^8.1 || ^7.4``,
+    ``>=8.0``, ``~8.1.0``, ``8.2.*``): floors and caret/tilde majors are checked; others pass."""
+    ver = _tuple(have)
+    for alt in re.split(r"\s*\|\|?\s*", constraint.strip()):
+        ok = True
+        for part in alt.replace(",", " ").split():
+            m = re.match(r"^(\^|~|>=|>|<=|<|=|==)?v?(\d+(?:\.\d+){0,2})(\.\*)?$", part)
+            if not m:
+                continue
+            op, want = m.group(1) or "=", _tuple(m.group(2))
+            if op in ("^", "~", ">=", "=", "==") and ver[:len(want)] < want:
+                ok = False
+            if op == "^" and ver[0] != want[0] or op == "~" and ver[:len(want) - 1] != want[:len(want) - 1]:
+                ok = False
+            if op == "<" and ver[:len(want)] >= want or op == "<=" and ver[:len(want)] > want:
+                ok = False
+            if op == "=" and m.group(3) and ver[:len(want)] != want:
+                ok = False
+        if ok:
+            return True
+    return False
+
+
+def composer_needs(src: Path) -> list[str]:
+    """Packages of composer.json's require + require-dev beyond the platform (php, ext-*)."""
+    data = read_json(src / "composer.json")
+    if not isinstance(data, dict):
+        return []
+    names = [*(data.get("require") or {}), *(data.get("require-dev") or {})]
+    return sorted(n for n in names if not _PLATFORM.match(n))
+
+
+def phpunit_filter(tests: list[str]) -> str:
+    """``--filter`` regex matching exactly ``tests`` (PHPUnit matches ``Class::name``)."""
+    return "/" + cmake_regex(sorted(set(tests))) + "/"
+
+
+@register
+class PHPUnitProfile(Profile):
+    """A PHP repo with a PHPUnit config or ``phpunit/phpunit`` in composer.json, and ``*Test.php``."""
+
+    name = "phpunit"
+    language = "php"
+    source_langs = ("php",)
+    tools = {"php": "php-cli"}
+    priority = 80
+    report = ".datagen-report.xml"
+    image, image_default = "php:{version}-cli", "php:cli"
+
+    def detect(self, src: Path, paths: list[str]) -> bool:
+        configured = any((src / c).is_file() for c in CONFIGS) or "phpunit/phpunit" in composer_needs(src)
+        return configured and any(p.endswith("Test.php") for p in paths)
+
+    def dependency_files(self, src: Path) -> list[str]:
+        return [n for n in ("composer.json", "composer.lock") if (src / n).is_file()]
+
+    def plan(self, src: Path) -> EnvPlan:
+        data = read_json(src / "composer.json")
+        request = str(((data or {}).get("require") or {}).get("php", "")) if isinstance(data, dict) else ""
+        have = php_version()
+        mismatch = f"composer.json asks PHP {request}; PHP {have} here" if request and have and \
+            not php_fits(request, have) else None
+        install = []
+        if composer_needs(src):
+            install.append(InstallStep(name="composer install", kind="command",
+                                       args=["composer", "install", "--no-interaction", "--no-progress"],
+                                       origin="composer.json require / require-dev"))
+        return EnvPlan(profile=self.name, toolchain=f"php{have}" if have else "php", toolchain_request=request,
+                       toolchain_mismatch=mismatch, install=install, test_command=["vendor/bin/phpunit"],
+                       test_paths=["tests"])
+
+    def ensure_env(self, src: Path, plan: EnvPlan, ctx: EnvContext) -> ProfileEnv:
+        needs = composer_needs(src)
+        only_phpunit = set(needs) <= {"phpunit/phpunit"}
+
+        def build(target: Path, step) -> None:
+            vendor = False
+            if plan.install and shutil.which("composer"):
+                copy_source(src, target / "work")
+                env = {"COMPOSER_HOME": str(target / "composer-home")}
+                vendor = step("composer install", ["composer", "install", "--no-interaction", "--no-progress"],
+                              target / "work", env=env, ro_paths=php_etc(), check=not only_phpunit)
+            (target / "mode.json").write_text(json.dumps({"vendor": vendor}), encoding="utf-8")
+
+        if needs and not only_phpunit and shutil.which("composer") is None:
+            raise EnvSetupError(ToolchainMissing("composer", "composer").reason)
+        target = cached_env(self, src, plan, ctx, build)
+        vendor = json.loads((target / "mode.json").read_text(encoding="utf-8"))["vendor"]
+        if not vendor and shutil.which("phpunit") is None:
+            raise EnvSetupError(ToolchainMissing("phpunit", "phpunit").reason)
+        notes = ["composer install into the env"] if vendor else ["the machine's phpunit (no composer install)"]
+        return ProfileEnv(self.name, plan.model_copy(update={"notes": [*plan.notes, *notes]}), path=target,
+                          ro_paths=(target, *php_etc()), extra=vendor)
+
+    def test_command(self, env: ProfileEnv, workdir: Path, tests: list[str] | None) -> list[str]:
+        prep, phpunit = "", "phpunit"
+        if env.extra and env.path is not None:
+            prep = f"[ -d vendor ] || cp -r {shlex.quote(str(env.path / 'work' / 'vendor'))} vendor; "
+            phpunit = "vendor/bin/phpunit"
+        cmd = [phpunit, *FLAGS, "--log-junit", self.report, *(["--filter", phpunit_filter(tests)] if tests else [])]
+        return ["sh", "-c", prep + shlex.join(cmd)]
+
+    def parse(self, text: str) -> TestResults:
+        return parse_phpunit_junit(text)
+
+    def test_files(self, tests: list[str]) -> list[str]:
+        return []
+
+    # --- replay -------------------------------------------------------------------------
+    def image_tools(self, plan: EnvPlan) -> list[str]:
+        """Composer (its official image's binary) and what it unpacks packages with."""
+        from datagen.sandbox.envs.docker import apt_install
+
+        return ["COPY --from=composer:2 /usr/bin/composer /usr/local/bin/composer", apt_install("git", "unzip")]
+
+    def setup_commands(self, plan: EnvPlan) -> list[str]:
+        if not plan.install:
+            return []
+        # where Composer or Packagist is missing, a repo needing only PHPUnit can use the machine's
+        return ["composer install --no-interaction --no-progress || command -v phpunit >/dev/null || exit 1"]
+
+    def eval_commands(self, plan: EnvPlan, tests: list[str]) -> list[str]:
+        run = [*FLAGS, "--log-junit", ".datagen-eval.xml", "--filter", phpunit_filter(tests)]
+        return ['P=phpunit; if [ -x vendor/bin/phpunit ]; then P=vendor/bin/phpunit; fi',
+                f'"$P" {shlex.join(run)}', *junit_check("phpunit", ".datagen-eval.xml", tests)]

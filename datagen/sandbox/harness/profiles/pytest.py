@@ -1,0 +1,299 @@
+"""pytest: Python suites. The environment is ``EnvManager``'s (``datagen/sandbox/envs/python/manager.py``),
+wrapped; per-test line coverage is coverage.py with each test's node id as its context.
+
+Test ids are pytest node ids (``tests/test_x.py::TestA::test_b[1]``).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+import shlex
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from datagen.records.env import EnvPlan, InstallStep
+from datagen.sandbox.harness.profiles.base import EnvContext, Profile, ProfileEnv, TestResults
+from datagen.sandbox.harness.profiles.registry import register
+
+if TYPE_CHECKING:
+    from datagen.config.sandbox import SandboxLimits
+    from datagen.sandbox.isolation.base import Sandbox
+
+COVERAGE_DATA = ".datagen.coverage"
+COVERAGE_JSON = ".datagen-coverage.json"
+COVERAGE_RC = ".datagen-coveragerc"
+CONTEXT_PLUGIN = "datagen_test_context"
+# datagen's own coverage.py settings, so none of the repo's shape the per-test map (its
+# ``plugins``, ``patch``, ``parallel``, ``source_pkgs``, ...): ``core = "sysmon"`` (humanize's
+# pyproject; the default from Python 3.14) cannot switch contexts per test and warns from
+# inside the first test, which the suite's ``filterwarnings = error`` turns into an internal
+# error, so no test ran under coverage and no entity was covered. ``ignore_errors``: code
+# a test compiles under a file name that does not exist (attrs: ``<copy>/__init__``) made
+# the whole report fail ("No source for code") and the map empty.
+_COVERAGE_RC_SOURCE = """[run]
+source = .
+parallel = False
+branch = False
+core = ctrace
+disable_warnings = no-ctracer, no-sysmon, no-sysmon-context, module-not-measured, no-data-collected,
+    module-not-imported, couldnt-parse, include-ignored
+
+[report]
+ignore_errors = True
+"""
+# A pytest plugin written into the working copy of the coverage run: each test's lines are
+# recorded under its node id (what pytest-cov's --cov-context=test does, in four lines).
+_PLUGIN_SOURCE = '''import coverage
+import pytest
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_protocol(item, nextitem):
+    cov = coverage.Coverage.current()
+    if cov is not None:
+        cov.switch_context(item.nodeid)
+'''
+_VENV = '"${VENV_DIR:-.venv}"'
+
+
+def pytest_command(python: str, report: str, tests: list[str]) -> list[str]:
+    """pytest with a JUnit report (xunit1: it names each test's file) and no cache writes."""
+    return [python, "-m", "pytest", "-p", "no:cacheprovider", "-o", "junit_family=xunit1",
+            f"--junitxml={report}", "--continue-on-collection-errors", "-q", "-rN", *tests]
+
+
+def rule_plan(src: Path, python: str = "") -> EnvPlan:
+    """The plan read from the repo's dependency files (what ``EnvManager`` installs): the
+    project itself when it has a pyproject.toml / setup.py, each requirements file, pytest."""
+    from datagen.sandbox.envs.python.manager import dependency_files
+
+    steps: list[InstallStep] = []
+    deps = [p.relative_to(src).as_posix() for p in dependency_files(src)]
+    if any(d in ("pyproject.toml", "setup.py") for d in deps):
+        steps.append(InstallStep(name="project", kind="project", origin="pyproject.toml / setup.py"))
+    for req in (d for d in deps if d.endswith(".txt")):
+        steps.append(InstallStep(name=f"requirements {req}", kind="requirements", args=["-r", req], origin=req))
+    steps.append(InstallStep(name="test tools", kind="requirements", args=["pytest"], origin="datagen default"))
+    version = f"python{sys.version_info[0]}.{sys.version_info[1]}"
+    return EnvPlan(profile="pytest", toolchain=python or version, install=steps,
+                   test_command=["python", "-m", "pytest"],
+                   project_install="plain" if steps[0].kind == "project" else "none")
+
+
+def parse_coverage_json(path: Path) -> dict[str, dict[int, list[str]]]:
+    """coverage.py's ``json --show-contexts`` report -> path -> line -> test ids (the
+    empty context, code run at import time, is no test's)."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError):
+        return {}
+    out: dict[str, dict[int, list[str]]] = {}
+    for file, info in sorted(data.get("files", {}).items()):
+        lines = {int(n): sorted(c for c in ctxs if c) for n, ctxs in info.get("contexts", {}).items()}
+        out[file.replace("\\", "/")] = {n: t for n, t in lines.items() if t}
+    return out
+
+
+def _single_tracer(env: ProfileEnv) -> list[str]:
+    """Options that keep this run's coverage the only tracer: a repo whose pytest options
+    turn on pytest-cov (``addopts = --cov``) or xdist (``-n auto``) would otherwise record
+    each test's lines in pytest-cov's data or in worker processes, not under its node id."""
+    site = [] if env.path is None else list(Path(env.path).glob("venv/lib/python*/site-packages"))
+    has = lambda module: any((d / module).is_dir() for d in site)  # noqa: E731
+    return [*(["--no-cov"] if has("pytest_cov") else []), *(["-n", "0"] if has("xdist") else [])]
+
+
+@register
+class PytestProfile(Profile):
+    """Python repos with pytest-style test files."""
+
+    name = "pytest"
+    language = "python"
+    source_langs = ("python",)
+    tools = {"python3": "python3"}
+    priority = 10
+    report = ".datagen-report.xml"
+    covers_lines = True
+    keeps_env_record = repairable = needs_built_env = True  # EnvManager's PythonEnv
+    export_image = "python:3.11-slim"
+    export_install = ("RUN if [ -f requirements.txt ]; then pip install --no-cache-dir -r requirements.txt; fi \\\n"
+                      " && if [ -f pyproject.toml ] || [ -f setup.py ]; then pip install --no-cache-dir -e .; fi \\\n"
+                      " && pip install --no-cache-dir pytest")
+
+    def dockerfile(self, plan: EnvPlan, repo: str = "repo") -> str:
+        """pip steps one by one on python's image (``python_docker.py``)."""
+        from datagen.sandbox.envs.python.docker import render_dockerfile
+
+        return render_dockerfile(plan, repo)
+
+    def detect(self, src: Path, paths: list[str]) -> bool:
+        """A file pytest collects by default (``test_*.py`` / ``*_test.py``): a Python helper
+        script in a C or JS repo's ``tests/`` folder (e.g. a vendored test framework's tools)
+        does not make the repo a pytest repo."""
+        patterns = python_files(src)
+        return any(_pytest_collects(p, patterns) for p in paths)
+
+    def plan(self, src: Path) -> EnvPlan:
+        try:  # the environments work's rules, where they have landed
+            from datagen.sandbox.envs.python.plan import python_plan  # type: ignore[import-not-found]
+        except ImportError:
+            return rule_plan(src)
+        return python_plan(src)
+
+    def dependency_files(self, src: Path) -> list[str]:
+        from datagen.sandbox.envs.python.manager import dependency_files
+
+        return [p.relative_to(src).as_posix() for p in dependency_files(src)]
+
+    def ensure_env(self, src: Path, plan: EnvPlan, ctx: EnvContext) -> ProfileEnv:
+        from datagen.sandbox.envs.python.manager import EnvManager
+
+        manager = EnvManager(ctx.config, ctx.sandbox, ctx.limits)
+        if hasattr(manager, "plan"):  # the manager knows the recipe's plan options and user plans
+            plan = manager.plan(src)
+            env = manager.ensure(src, retry_failed=ctx.retry_failed, plan=plan)
+        else:
+            env = manager.ensure(src, retry_failed=ctx.retry_failed)
+        version = ".".join(manager.version.split()[0].split(".")[:2])
+        plan = plan.model_copy(update={"toolchain": plan.toolchain or f"python{version}"})
+        return ProfileEnv(self.name, plan, path=env.path, env=dict(env.env), ro_paths=tuple(env.ro_paths), extra=env)
+
+    def run_env(self, env: ProfileEnv, workdir: Path) -> dict[str, str]:
+        python = env.extra
+        base = python.run_env(workdir) if python is not None else {}
+        return {**base, **{k: v for k, v in env.env.items() if k not in base}}
+
+    def python(self, env: ProfileEnv) -> str:
+        return env.extra.python if env.extra is not None else "python3"
+
+    def test_command(self, env: ProfileEnv, workdir: Path, tests: list[str] | None) -> list[str]:
+        # the whole suite: the plan's test paths (the ini's ``testpaths``, or a tox pytest
+        # command's folders where the ini names none), as the repo's own runs collect it
+        return pytest_command(self.python(env), self.report, sorted(set(tests or [])) or suite_paths(env.plan, workdir))
+
+    def grading_targets(self, tests: list[str]) -> list[str]:
+        """The files holding ``tests``: whole files, so a missing test does not abort the run."""
+        return list(dict.fromkeys(t.split("::")[0] for t in tests))
+
+    def parse(self, text: str) -> TestResults:
+        from datagen.sandbox.harness.parsers import parse_pytest_junit
+
+        return parse_pytest_junit(text)
+
+    def coverage(self, env: ProfileEnv, sandbox: Sandbox, workdir: Path, limits: SandboxLimits,
+                 ro_paths: tuple[Path, ...] = ()) -> dict[str, dict[int, list[str]]]:
+        """coverage.py over the suite, each test's lines under its node id (a plugin written
+        into the copy switches the context per test)."""
+        (workdir / f"{CONTEXT_PLUGIN}.py").write_text(_PLUGIN_SOURCE, encoding="utf-8")
+        (workdir / COVERAGE_RC).write_text(_COVERAGE_RC_SOURCE, encoding="utf-8")
+        py, ro, run_env = self.python(env), (*env.ro_paths, *ro_paths), self.run_env(env, workdir)
+        run_env = {k: v for k, v in run_env.items() if not k.startswith("COVERAGE_")}
+        settings = [f"--rcfile={COVERAGE_RC}", f"--data-file={COVERAGE_DATA}"]
+        # --continue-on-collection-errors as in every test run: one module that does not
+        # collect (markdown's, under filterwarnings = error) must not stop the whole map
+        run = [py, "-m", "coverage", "run", *settings, "--source=.", "-m", "pytest", "-p", CONTEXT_PLUGIN,
+               "-p", "no:cacheprovider", "--continue-on-collection-errors", "-q", *_single_tracer(env),
+               *suite_paths(env.plan, workdir)]
+        sandbox.run(run, workdir, limits, env=run_env, ro_paths=ro)
+        report = [py, "-m", "coverage", "json", *settings, "--show-contexts", "-o", COVERAGE_JSON]
+        sandbox.run(report, workdir, limits, env=run_env, ro_paths=ro)
+        return parse_coverage_json(workdir / COVERAGE_JSON)
+
+    # --- replay outside datagen --------------------------------------------------------------
+    def setup_commands(self, plan: EnvPlan) -> list[str]:
+        python = Path(plan.toolchain).name if Path(plan.toolchain).name.startswith("python") else "python3"
+        q = shlex.quote(python)
+        # the first interpreter that runs: $PYTHON, the plan's (a pyenv shim of a version
+        # that is not selected fails to run, so pyenv's own install of it), else python3
+        lines = ['PY="${PYTHON:-}"',
+                 f'if [ -z "$PY" ] && {q} -c "" >/dev/null 2>&1; then PY="$(command -v {q})"; fi',
+                 f'if [ -z "$PY" ] && command -v pyenv >/dev/null 2>&1; then for v in $(pyenv versions --bare); do '
+                 f'[ -x "$(pyenv root)/versions/$v/bin/{python}" ] && PY="$(pyenv root)/versions/$v/bin/{python}"; '
+                 'done; fi',
+                 'PY="${PY:-$(command -v python3)}"',
+                 # uv where it is installed (much faster), else the interpreter's venv and pip
+                 "if command -v uv >/dev/null 2>&1; then",
+                 f'  uv venv -q --python "$PY" {_VENV} || exit 2; PIP="uv pip install -q"',
+                 f'else "$PY" -m venv {_VENV} || exit 2; PIP="python -m pip install -q"; fi',
+                 f". {_VENV}/bin/activate || exit 2", "export PIP_DISABLE_PIP_VERSION_CHECK=1"]
+        for step in plan.install:
+            if step.kind == "project":
+                spec = "." + (f"[{','.join(step.args)}]" if step.args else "")
+                editable = "-e " if plan.project_install == "editable" else ""
+                cmd = f"$PIP {editable}{shlex.quote(spec)}"
+            elif step.kind == "requirements":
+                cmd = f"$PIP {shlex.join(step.args)}"
+            else:
+                cmd = shlex.join(step.args)
+            lines.append(cmd if step.optional else f"{cmd} || exit 1")
+        return lines
+
+    def eval_commands(self, plan: EnvPlan, tests: list[str]) -> list[str]:
+        # pytest exits 0 only when every node id given ran and passed (an unknown id is exit 4).
+        # A long list is split over several runs: one command line holds at most ARG_MAX
+        # (2 MB here) and a 64 000-test suite's ids (packaging's) are 6 MB.
+        lines = [f"if [ -f {_VENV}/bin/activate ]; then . {_VENV}/bin/activate; fi",
+                 'export PYTHONDONTWRITEBYTECODE=1 PYTHONPATH="$PWD/src:$PWD${PYTHONPATH:+:$PYTHONPATH}"']
+        runs = [f"python -m pytest -p no:cacheprovider -q -rN {shlex.join(part)}"
+                for part in _chunks(in_testpaths_order(tests, plan.test_paths), EVAL_ARGS_BYTES)]
+        if len(runs) == 1:
+            return [*lines, *runs]
+        return [*lines, "status=0", *(f"{run} || status=1" for run in runs), 'exit "$status"']
+
+
+def suite_paths(plan: EnvPlan, workdir: Path) -> list[str]:
+    """The plan's test paths that exist in ``workdir`` (none: pytest's own discovery)."""
+    return [p for p in plan.test_paths if (workdir / p).exists()]
+
+
+def in_testpaths_order(tests: list[str], test_paths: list[str]) -> list[str]:
+    """``tests`` in the order of the suite's ``testpaths`` (then by id), the order of a whole
+    run: semver's ``docs/*.rst`` doctests pass only after a ``tests/`` test's autouse fixture
+    has filled the session's ``doctest_namespace``, and ``testpaths = tests docs``."""
+    roots = [p.rstrip("/") for p in test_paths]
+
+    def rank(test: str) -> tuple[int, str]:
+        path = test.split("::")[0]
+        hit = next((i for i, r in enumerate(roots) if path == r or path.startswith(r + "/")), len(roots))
+        return hit, test
+
+    return sorted(tests, key=rank)
+
+
+EVAL_ARGS_BYTES = 256_000  # node ids on one pytest command line of an eval_script
+
+
+def _chunks(tests: list[str], budget: int) -> list[list[str]]:
+    """``tests`` in order, cut into runs whose quoted ids take at most ``budget`` bytes."""
+    out: list[list[str]] = [[]]
+    size = 0
+    for t in tests:
+        n = len(shlex.quote(t).encode()) + 1
+        if out[-1] and size + n > budget:
+            out.append([])
+            size = 0
+        out[-1].append(t)
+        size += n
+    return out
+
+
+def python_files(src: Path) -> tuple[str, ...]:
+    """The file patterns pytest collects in ``src``: its config's ``python_files``
+    (``check_*.py``, ``*_tests.py``), else pytest's default."""
+    from datagen.sandbox.envs.python.plan import pytest_config
+
+    given = tuple(pytest_config(src).get("python_files", "").split())
+    return given or DEFAULT_PYTHON_FILES
+
+
+DEFAULT_PYTHON_FILES = ("test_*.py", "*_test.py")
+
+
+def _pytest_collects(path: str, patterns: tuple[str, ...] = DEFAULT_PYTHON_FILES) -> bool:
+    """Whether ``python_files`` (default ``test_*.py``, ``*_test.py``) matches ``path``,
+    or it is a unittest-style ``test.py`` / ``tests.py`` (the Python plan has pytest collect those)."""
+    name = path.rsplit("/", 1)[-1]
+    return name.endswith(".py") and (any(fnmatch.fnmatchcase(name, pat) for pat in patterns)
+                                     or name in ("test.py", "tests.py"))

@@ -1,0 +1,98 @@
+"""Ruby with RSpec: ``rspec --format json``; ids ``spec/x_spec.rb::Full description``.
+
+A subset runs the files of the chosen ids with one ``-e <full description>`` each (RSpec
+matches descriptions by substring, so a few more examples may run; only the chosen ids are
+read). Gems: see ``_ruby.py``.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+from pathlib import Path
+
+from datagen.records.env import EnvPlan
+from datagen.sandbox.harness.parsers import parse_rspec_json
+from datagen.sandbox.harness.profiles._ruby import (
+    ensure_ruby_env,
+    ruby_dependency_files,
+    ruby_eval_prefix,
+    ruby_plan,
+    ruby_prefix,
+    ruby_setup_lines,
+)
+from datagen.sandbox.harness.profiles.base import EnvContext, Profile, ProfileEnv, TestResults
+from datagen.sandbox.harness.profiles.registry import register
+
+# Reads rspec's JSON report (one line) and prints "NOT PASSED: <id>" for each id of $IDS whose
+# example is not in it as passed; $KEYS holds, one a line, the JSON text a passed example has.
+RSPEC_CHECK_AWK = r"""
+{ text = text $0 }
+END { n = split(ENVIRON["KEYS"], keys, "\n"); split(ENVIRON["IDS"], ids, "\n"); rc = 0
+  for (i = 1; i <= n; i++) if (keys[i] != "" && index(text, keys[i]) == 0) { print "NOT PASSED: " ids[i]; rc = 1 }
+  exit rc }
+"""
+
+
+def rspec_selection(tests: list[str]) -> list[str]:
+    """Files, then one ``-e`` per full description, of ids ``file::description``."""
+    files = sorted({t.split("::", 1)[0] for t in tests})
+    descriptions = sorted({t.split("::", 1)[1] for t in tests if "::" in t})
+    return [*files, *(arg for d in descriptions for arg in ("-e", d))]
+
+
+def passed_key(test_id: str) -> str:
+    """The text rspec's JSON holds for ``test_id`` as a passed example (its key order is fixed)."""
+    path, _, description = test_id.partition("::")
+    return (f'"full_description":{json.dumps(description, ensure_ascii=False)},"status":"passed",'
+            f'"file_path":{json.dumps("./" + path, ensure_ascii=False)}')
+
+
+@register
+class RSpecProfile(Profile):
+    """A Ruby repo with an RSpec suite (``spec/**/*_spec.rb``)."""
+
+    name = "rspec"
+    language = "ruby"
+    source_langs = ("ruby",)
+    tools = {"ruby": "ruby", "rspec": "ruby-rspec"}
+    priority = 70
+    report = ".datagen-report.json"
+    image, image_default = "ruby:{version}", "ruby:3"
+
+    def detect(self, src: Path, paths: list[str]) -> bool:
+        return any(p.endswith("_spec.rb") for p in paths)
+
+    def is_test_file(self, path: str) -> bool:
+        return path.endswith("_spec.rb") or path.startswith("spec/")
+
+    def dependency_files(self, src: Path) -> list[str]:
+        return ruby_dependency_files(src)
+
+    def plan(self, src: Path) -> EnvPlan:
+        return ruby_plan(self.name, src, ["rspec"], ["spec"])
+
+    def ensure_env(self, src: Path, plan: EnvPlan, ctx: EnvContext) -> ProfileEnv:
+        return ensure_ruby_env(self, src, plan, ctx)
+
+    def test_command(self, env: ProfileEnv, workdir: Path, tests: list[str] | None) -> list[str]:
+        return [*ruby_prefix(env), "rspec", "--no-color", "--format", "json", "--out", self.report,
+                "--format", "progress", *(rspec_selection(tests) if tests else [])]
+
+    def parse(self, text: str) -> TestResults:
+        return parse_rspec_json(text)
+
+    def test_files(self, tests: list[str]) -> list[str]:
+        return sorted({t.split("::", 1)[0] for t in tests})
+
+    # --- replay -------------------------------------------------------------------------
+    def setup_commands(self, plan: EnvPlan) -> list[str]:
+        return ruby_setup_lines(plan)
+
+    def eval_commands(self, plan: EnvPlan, tests: list[str]) -> list[str]:
+        run = ["rspec", "--no-color", "--format", "json", "--out", ".datagen-eval.json", "--format", "progress",
+               *rspec_selection(tests)]
+        keys = "\n".join(passed_key(t) for t in tests)
+        return [*ruby_eval_prefix(), f"$RUN {shlex.join(run)}",
+                "export IDS=" + shlex.quote("\n".join(tests)), "export KEYS=" + shlex.quote(keys),
+                f"awk {shlex.quote(RSPEC_CHECK_AWK)} .datagen-eval.json", "exit $?"]

@@ -1,0 +1,112 @@
+"""Test runs: a repo's tests run in the sandbox by its ecosystem profile, per-test results read.
+
+A profile (``datagen/sandbox/harness/profiles/``) gives the command, which writes a machine-readable
+report into the working copy, and the pure parser of that report.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from datagen.config.sandbox import EnvConfig, SandboxLimits
+from datagen.records.env import EnvPlan
+from datagen.records.tasks import RunResult
+from datagen.sandbox.envs.python.manager import PythonEnv, default_cache_dir, last_error
+from datagen.sandbox.harness.parsers import ReportError, TestResults
+from datagen.sandbox.harness.profiles.base import EnvContext, Profile, ProfileEnv, links_into
+from datagen.sandbox.harness.profiles.pytest import pytest_command
+from datagen.sandbox.harness.profiles.registry import get_profile
+from datagen.sandbox.isolation.base import Sandbox
+
+REPORT = ".datagen-report.xml"  # pytest's and node's report (other profiles: ``Profile.report``)
+LOG_CHARS = 200_000  # of a report's human-readable output added to a run's stdout
+
+
+@dataclass
+class TestRun:
+    """One run of a test suite: the process result and the per-test results."""
+
+    run: RunResult
+    results: TestResults
+    report_error: str | None = None
+
+
+def node_command(report: str, test_files: list[str]) -> list[str]:
+    return ["node", "--test", "--test-reporter=junit",
+            f"--test-reporter-destination={report}", *test_files]
+
+
+def env_context(config: EnvConfig, sandbox: Sandbox, limits: SandboxLimits, retry_failed: bool = False) -> EnvContext:
+    """What a profile's ``ensure_env`` gets: the setup limits have the network on."""
+    setup = limits.model_copy(update={"network": True, "timeout_s": config.setup_timeout_s})
+    cache = Path(config.cache_dir) if config.cache_dir else default_cache_dir()
+    return EnvContext(sandbox, setup, config, cache, retry_failed)
+
+
+def ensure_env(profile: Profile, src: Path, config: EnvConfig, sandbox: Sandbox, limits: SandboxLimits,
+               retry_failed: bool = False, plan: EnvPlan | None = None) -> ProfileEnv:
+    """The profile's environment for the repo at ``src`` (built once per repo + plan key)."""
+    return profile.ensure_env(src, plan or profile.plan(src), env_context(config, sandbox, limits, retry_failed))
+
+
+def as_profile_env(runner: str, env: ProfileEnv | PythonEnv | None, plan: EnvPlan | None = None) -> ProfileEnv:
+    """A ``ProfileEnv`` for ``runner`` from what older callers hold (a ``PythonEnv`` built by
+    ``EnvManager`` from ``plan``, or nothing)."""
+    if isinstance(env, ProfileEnv):
+        return env
+    if isinstance(env, PythonEnv):
+        return ProfileEnv(runner, plan or EnvPlan(profile=runner), path=env.path, env=dict(env.env),
+                          ro_paths=tuple(env.ro_paths), extra=env)
+    if get_profile(runner).needs_built_env:
+        raise ValueError(f"{runner} needs the env its profile builds")
+    return ProfileEnv(runner, EnvPlan(profile=runner))
+
+
+def run_profile(profile: Profile, env: ProfileEnv, sandbox: Sandbox, workdir: Path, limits: SandboxLimits,
+                tests: list[str] | None = None, ro_paths: tuple[Path, ...] = (),
+                extra_env: dict[str, str] | None = None) -> TestRun:
+    """Run ``tests`` (ids; None or empty: the whole suite) in ``workdir`` and parse the report."""
+    report = workdir / profile.report
+    report.unlink(missing_ok=True)
+    links_into(workdir, env.links)
+    cmd = profile.test_command(env, workdir, tests or None)
+    run_env = {**profile.run_env(env, workdir), **(extra_env or {})}
+    result = sandbox.run(cmd, workdir, limits, env=run_env, ro_paths=(*env.ro_paths, *ro_paths))
+    text = profile.read_report(workdir, result)
+    if text is None:
+        return TestRun(result, {}, _in_its_words("no report written", result))
+    if log := profile.log_text(text):
+        result = result.model_copy(update={"stdout": result.stdout + log[-LOG_CHARS:]})
+    try:
+        results = profile.parse(text)
+    except ReportError as exc:
+        return TestRun(result, {}, str(exc))
+    if not results and not tests:  # the whole suite, and nothing collected: the runner says why
+        return TestRun(result, {}, _in_its_words("the runner reported no tests", result))
+    return TestRun(result, results)
+
+
+def _in_its_words(what: str, result: RunResult) -> str:
+    """``what`` and the runner's own last words (``ERROR: file or directory not found: tests``,
+    ``TypeError: required field "lineno" missing from alias``, ``no tests ran in 0.01s``)."""
+    words = last_error(f"{result.stdout}\n{result.stderr}")
+    return f"{what}: {words}" if words else what
+
+
+def run_tests(
+    runner: str,
+    sandbox: Sandbox,
+    workdir: Path,
+    limits: SandboxLimits,
+    test_files: list[str],
+    env: ProfileEnv | PythonEnv | None = None,
+    ro_paths: tuple[Path, ...] = (),
+) -> TestRun:
+    """Run the registered profile ``runner`` on ``workdir`` (``test_files``: ids or files to
+    run, empty for the whole suite) and parse its report."""
+    return run_profile(get_profile(runner), as_profile_env(runner, env), sandbox, workdir, limits,
+                       list(test_files), tuple(ro_paths))
+
+
+__all__ = ["REPORT", "TestRun", "ensure_env", "node_command", "pytest_command", "run_profile", "run_tests"]
