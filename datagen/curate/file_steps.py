@@ -2,10 +2,11 @@
 
 Cheapest drop first (the learned quality model, at fastText speed, before the
 tree-sitter parse); redaction after the checks (it edits the text they read), the
-model-based perplexity score last (the most expensive, on redacted text). The list lives
-with the builds because its steps come from two rooms (curate and score). To add a step:
-write its class (a ``FileStep`` with ``section``, ``writes`` and ``process``), add its
-recipe section, and add it to this list.
+model-based perplexity score last (the most expensive, on redacted text); the import
+specifiers for repo ordering (``imports_step``) run after these when ``pack.order`` asks.
+Every step lives beside this list in ``curate/``; the two model-backed ones take their
+scorer from ``score/``. To add a step: write its class (a ``FileStep`` with ``section``,
+``writes`` and ``process``), add its recipe section, and add it to this list.
 """
 
 from __future__ import annotations
