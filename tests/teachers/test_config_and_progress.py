@@ -18,7 +18,7 @@ def test_bundled_recipe_and_overrides():
 
 
 def test_default_cache_dir_is_absolute_and_shared_with_the_sandbox(tmp_path, monkeypatch):
-    from datagen.sandbox.envs.python.manager import default_cache_dir
+    from datagen.resources import env_cache_dir as default_cache_dir
 
     monkeypatch.setenv("DATAGEN_CACHE", str(tmp_path / "dc"))
     cfg, _ = load_teacher_block(None)

@@ -12,7 +12,8 @@ from pathlib import Path
 from datagen.config.sandbox import EnvConfig, SandboxLimits
 from datagen.records.env import EnvPlan
 from datagen.records.tasks import RunResult
-from datagen.sandbox.envs.python.manager import PythonEnv, default_cache_dir, last_error
+from datagen.resources import env_cache_dir
+from datagen.sandbox.envs.python.manager import PythonEnv, last_error
 from datagen.sandbox.harness.parsers import ReportError, TestResults
 from datagen.sandbox.harness.profiles.base import EnvContext, Profile, ProfileEnv, links_into
 from datagen.sandbox.harness.profiles.pytest import pytest_command
@@ -40,7 +41,7 @@ def node_command(report: str, test_files: list[str]) -> list[str]:
 def env_context(config: EnvConfig, sandbox: Sandbox, limits: SandboxLimits, retry_failed: bool = False) -> EnvContext:
     """What a profile's ``ensure_env`` gets: the setup limits have the network on."""
     setup = limits.model_copy(update={"network": True, "timeout_s": config.setup_timeout_s})
-    cache = Path(config.cache_dir) if config.cache_dir else default_cache_dir()
+    cache = Path(config.cache_dir) if config.cache_dir else env_cache_dir()
     return EnvContext(sandbox, setup, config, cache, retry_failed)
 
 

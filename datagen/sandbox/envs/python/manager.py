@@ -81,10 +81,6 @@ def _interpreter(python: str) -> tuple[str, str, str]:
     return exe, prefix, version
 
 
-def default_cache_dir() -> Path:
-    return env_cache_dir()
-
-
 def uv_binary() -> str | None:
     """The uv executable: the one beside this interpreter (the ``uv`` PyPI package), else on PATH."""
     beside = Path(sys.executable).parent / "uv"
@@ -170,7 +166,7 @@ class EnvManager:
         self.config = config
         self.sandbox = sandbox
         self.limits = limits.model_copy(update={"network": True, "timeout_s": config.setup_timeout_s})
-        self.cache_dir = Path(config.cache_dir) if config.cache_dir else default_cache_dir()
+        self.cache_dir = Path(config.cache_dir) if config.cache_dir else env_cache_dir()
         self.python, self.base_prefix, self.version = _interpreter(config.python or sys.executable)
         self.uv = uv_binary() if config.installer == "uv" else None
 
