@@ -34,7 +34,7 @@ from rich.console import Console
 
 from datagen.config.executor import ExecutorConfig
 from datagen.errors import JobsSubmitted, StageIncomplete, UserError, install_hint
-from datagen.runtime.procs import die_with_parent
+from datagen.runtime.procs import die_with_parent, watch_pool
 from datagen.runtime.progress import run_with_rank_progress
 
 
@@ -69,6 +69,7 @@ def _children_die_with_parent():
     class Pool(multiprocess.pool.Pool):
         def __init__(self, processes=None, initializer=None, *args, **kwargs):
             super().__init__(processes, _worker_init if initializer is None else initializer, *args, **kwargs)
+            watch_pool(self)  # an interrupted build stops it replacing the workers it kills
 
     original = multiprocess.Manager, multiprocess.pool.Pool
     multiprocess.Manager, multiprocess.pool.Pool = manager, Pool

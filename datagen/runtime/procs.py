@@ -8,7 +8,11 @@ Two guarantees, both Linux-only (elsewhere they quietly do nothing):
   its pipe closes, which fires the workers' signal in turn.
 - ``freeze_children(keep)`` / ``stop_children(keep)``: freeze, then SIGKILL every descendant of this process except
   the subtrees of ``keep`` (children that existed before the build began, e.g. a test's
-  own server), so nothing of an interrupted build keeps running or writing.
+  own server), so nothing of an interrupted build keeps running or writing. First the
+  process pools this process runs (``watch_pool``) stop replacing workers: a stage runs its
+  pool in a thread of its own, which an interrupt does not reach, and whose pool would
+  otherwise start a new forkserver for the workers just killed (and leave it half spoken
+  to, printing a traceback, when the build exits).
 """
 
 from __future__ import annotations
@@ -16,7 +20,9 @@ from __future__ import annotations
 import os
 import signal
 import sys
+import threading
 import time
+import weakref
 
 PR_SET_PDEATHSIG = 1
 
@@ -91,6 +97,35 @@ def _signal(pid: int, sig: int) -> None:
         pass
 
 
+_POOLS: weakref.WeakSet = weakref.WeakSet()
+
+
+def watch_pool(pool) -> None:
+    """Have ``halt_pools`` stop ``pool`` (a ``multiprocessing``-style pool) from replacing
+    its workers once the run is being stopped."""
+    _POOLS.add(pool)
+
+
+def halt_pools(timeout_s: float = 2.0) -> None:
+    """End every watched pool's worker-handler thread (the one that starts replacement
+    workers), without waiting for its tasks; the workers are left for ``stop_children``."""
+    handlers = []
+    for pool in list(_POOLS):
+        handler = getattr(pool, "_worker_handler", None)
+        if handler is None or not handler.is_alive():
+            continue
+        handler._state = "TERMINATE"  # the pool module's TERMINATE: the loop ends
+        try:
+            pool._change_notifier.put(None)  # wake it now, not at its next poll
+        except (OSError, ValueError):
+            pass
+        handlers.append(handler)
+    deadline = time.monotonic() + timeout_s
+    for handler in handlers:
+        if handler is not threading.current_thread():
+            handler.join(max(0.0, deadline - time.monotonic()))
+
+
 def _trackers() -> set[int]:
     """multiprocessing's resource trackers: spared, since the build's own pool threads would
     only start a new one (with a warning); each exits when the last process using it does."""
@@ -116,6 +151,7 @@ def freeze_children(keep: set[int] = frozenset()) -> set[int]:
 def stop_children(keep: set[int] = frozenset(), frozen: set[int] = frozenset(), timeout_s: float = 5.0) -> None:
     """SIGKILL ``frozen`` and every other descendant (frozen first, see above); repeat
     until none is left or ``timeout_s`` passed."""
+    halt_pools(min(2.0, timeout_s))
     deadline = time.monotonic() + timeout_s
     while True:
         tree = set(frozen) | freeze_children(keep)
