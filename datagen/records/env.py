@@ -49,6 +49,9 @@ class EnvPlan(Record):
     write_files: dict[str, str] = Field(default_factory=dict, description="files the build backend would "
                                         "generate in the working copy (e.g. a VCS version file), path -> text; "
                                         "written into the source before tests run when missing")
+    pins: list[str] = Field(default_factory=list, description="the exact versions (name==version) the built "
+                            "env held when it validated the tasks; the setup_script installs under them as "
+                            "constraints, so a replay gets the same test tools (not part of the env's key)")
 
     def key_material(self) -> str:
         """What decides the built env (the cache key hashes this with the dependency files)."""

@@ -152,13 +152,14 @@ def combine_candidates(repo: str, kept: list[Candidate], n_tasks: int, sizes: tu
                        breaks: Mapping[str, set[str]] | None = None,
                        texts: Mapping[str, str] | None = None) -> list[Candidate]:
     """Up to ``n_tasks`` merges of 2-4 validated single-file bugs, each in its own function.
-    Members are drawn in turn (each single leads a merge before any leads a second), and each
-    next member is the one closest to the group: in another file and sharing a failing test
-    with it (``breaks``: candidate id -> its FAIL_TO_PASS), else another file of the same
-    folder, else any other file, else (given the clean ``texts``) another function of a file
-    the group changes, when the two edits do not touch the same lines; ties broken by a
-    seeded draw. ``ids`` maps a member's candidate id to its task id (the combined task's
-    parents)."""
+    A function joins one merge at most (merges that share members would pile tasks onto a
+    few functions: ``synth.max_tasks_per_entity`` counts every task a function is in).
+    Leads are drawn in a seeded order, and each next member is the one closest to the
+    group: in another file and sharing a failing test with it (``breaks``: candidate id ->
+    its FAIL_TO_PASS), else another file of the same folder, else any other file, else
+    (given the clean ``texts``) another function of a file the group changes, when the two
+    edits do not touch the same lines; ties broken by a seeded draw. ``ids`` maps a
+    member's candidate id to its task id (the combined task's parents)."""
     breaks = breaks or {}
     by_entity: dict[str, Candidate] = {}
     for c in kept:
@@ -172,14 +173,18 @@ def combine_candidates(repo: str, kept: list[Candidate], n_tasks: int, sizes: tu
     leads = sorted(singles, key=lambda c: c.candidate_id)
     rng.shuffle(leads)
     out: dict[str, Candidate] = {}
-    for k in range(n_tasks * 3):  # merges can repeat: a few more tries than wanted
+    used: set[str] = set()  # entities already in a merge
+    for k in range(len(leads)):
         if len(out) >= n_tasks:
             break
-        group = [leads[k % len(leads)]]
+        if leads[k].entity in used:
+            continue
+        group = [leads[k]]
         changes = dict(group[0].changes)
         want = rng.randint(lo, hi)
         while len(group) < want:
-            nxt = _closest(group, changes, singles, breaks, rng, texts or {})
+            free = [c for c in singles if c.entity not in used]
+            nxt = _closest(group, changes, free, breaks, rng, texts or {})
             if nxt is None:
                 break
             group.append(nxt[0])
@@ -190,6 +195,7 @@ def combine_candidates(repo: str, kept: list[Candidate], n_tasks: int, sizes: tu
         c = Candidate(repo, COMBINE, "combine", ";".join(m.entity for m in members), k, changes,
                       parent_ids=[ids[m.candidate_id] for m in members])
         out.setdefault(c.candidate_id, c)
+        used |= {m.entity for m in members}
     return [out[key] for key in sorted(out)]
 
 

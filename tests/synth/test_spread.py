@@ -83,3 +83,11 @@ def test_two_functions_of_one_file_merge_when_their_edits_are_apart():
     ids = {fa.candidate_id: "t-f", gb.candidate_id: "t-g"}
     (merged,) = combine_candidates("r", [fa, gb], 1, (2, 2), 0, ids, {}, {"m.py": clean})
     assert merged.changes == {"m.py": merge_edits(clean, a, b)} and merged.entity == "m.py::f;m.py::g"
+
+
+def test_a_function_joins_one_combined_task_at_most():
+    singles = [_single(f"pkg/m{i}.py", f"f{i}", f"T{i}") for i in range(9)]
+    ids = {m.candidate_id: f"task-{i}" for i, m in enumerate(singles)}
+    merged = combine_candidates("r", singles, 10, (2, 3), 0, ids, {})
+    members = [e for m in merged for e in m.entity.split(";")]
+    assert len(merged) >= 3 and len(members) == len(set(members))  # 9 functions: 3-4 merges, none shared

@@ -254,7 +254,10 @@ def _unique(candidates: list[Candidate]) -> list[Candidate]:
 
 
 def emit_order(c: Candidate) -> tuple:
-    return (c.repo, c.family, c.strategy, c.entity, c.candidate_id)
+    """Per repo, the merged bugs first (``combine`` sorts before the single families), so
+    a function's quota of tasks goes to the harder, multi-place task before a second single
+    bug of the same function; then by family, strategy, entity."""
+    return (c.repo, c.family != "combine", c.family, c.strategy, c.entity, c.candidate_id)
 
 
 # 5. emit ---------------------------------------------------------------------------------
@@ -264,7 +267,8 @@ def emit_tasks(cfg: TasksRecipe, states: list[RepoState], candidates: list[Candi
     """Commit every kept candidate, write its statement; a row for every candidate.
 
     A validated candidate is still dropped (with its reason) when its entity has given
-    ``synth.max_tasks_per_entity`` tasks already (``entity_quota``), when it breaks the same
+    ``synth.max_tasks_per_entity`` tasks already (``entity_quota``; a combined task counts
+    for each function it changes), when it breaks the same
     tests with the same first error as a kept task (``duplicate_break``, ``duplicate_of``
     that task), when its statement is another task's (``duplicate_statement``), or when the
     fixed text is a file of its own environment (``fix_in_environment``)."""
@@ -274,7 +278,7 @@ def emit_tasks(cfg: TasksRecipe, states: list[RepoState], candidates: list[Candi
     emitted: list[Emitted] = []
     seen: set[str] = set()
     kept_lines: dict[str, list[set[str]]] = {}
-    per_entity: Counter[str] = Counter()
+    per_entity: Counter[tuple[str, str]] = Counter()  # (repo, function) -> tasks that change it
     breaks: dict[tuple, str] = {}  # (repo, FAIL_TO_PASS, first error) -> the task that has it
     for c in order:
         v = verdicts[c.candidate_id]
@@ -289,8 +293,8 @@ def emit_tasks(cfg: TasksRecipe, states: list[RepoState], candidates: list[Candi
             continue
         s = by_repo[c.repo]
         drop = {"status": "dropped"}
-        single = c.family != "combine" and c.entity
-        if single and per_entity[c.entity] >= cfg.synth.max_tasks_per_entity:
+        functions = [e for e in c.entity.split(";") if e]  # a combined task's: each of its bugs'
+        if any(per_entity[(c.repo, f)] >= cfg.synth.max_tasks_per_entity for f in functions):
             fate.append((c, {**drop, "reason": "entity_quota"}))
             continue
         signature = (c.repo, tuple(v.fail_to_pass), first_error(v.failure_output))
@@ -308,8 +312,8 @@ def emit_tasks(cfg: TasksRecipe, states: list[RepoState], candidates: list[Candi
             fate.append((c, {**drop, "reason": exc.reason, "detail": exc.detail}))
             continue
         mine.append(lines)
-        if single:
-            per_entity[c.entity] += 1
+        for f in functions:
+            per_entity[(c.repo, f)] += 1
         breaks[signature] = e.record.instance_id
         emitted.append(e)
         fate.append((c, {"instance_id": e.record.instance_id, "stage": "kept",

@@ -57,8 +57,10 @@ def as_profile_env(runner: str, env: ProfileEnv | PythonEnv | None, plan: EnvPla
     if isinstance(env, ProfileEnv):
         return env
     if isinstance(env, PythonEnv):
-        return ProfileEnv(runner, plan or EnvPlan(profile=runner), path=env.path, env=dict(env.env),
-                          ro_paths=tuple(env.ro_paths), extra=env)
+        plan = plan or EnvPlan(profile=runner)
+        plan = plan.model_copy(update={"pins": env.pins,
+                                       "toolchain": plan.toolchain or (f"python{env.version}" if env.version else "")})
+        return ProfileEnv(runner, plan, path=env.path, env=dict(env.env), ro_paths=tuple(env.ro_paths), extra=env)
     if get_profile(runner).needs_built_env:
         raise ValueError(f"{runner} needs the env its profile builds")
     return ProfileEnv(runner, EnvPlan(profile=runner))

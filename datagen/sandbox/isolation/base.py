@@ -46,7 +46,8 @@ class Sandbox(Protocol):
 
 def base_env(env: Mapping[str, str] | None) -> dict[str, str]:
     """The environment a sandboxed command starts with: a bare one plus ``env``."""
-    out = {"PATH": DEFAULT_PATH, "HOME": "/tmp", "TMPDIR": "/tmp", "LANG": "C.UTF-8"}
+    out = {"PATH": DEFAULT_PATH, "HOME": "/tmp", "TMPDIR": "/tmp", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
+           "TZ": "UTC"}
     out.update(env or {})
     return out
 

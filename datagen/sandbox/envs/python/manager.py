@@ -58,6 +58,8 @@ class PythonEnv:
     python: str
     ro_paths: tuple[Path, ...]
     env: dict[str, str] = field(default_factory=dict)
+    pins: list[str] = field(default_factory=list)  # name==version of what it holds (``EnvPlan.pins``)
+    version: str = ""  # the interpreter's X.Y
 
     def run_env(self, workdir: Path) -> dict[str, str]:
         """Variables for a test run in ``workdir`` (the repo imports from the working copy)."""
@@ -241,7 +243,9 @@ class EnvManager:
         ro = (target, Path(prefix), *map(Path, self.config.inherit_site_packages))
         env = {**info.get("env", {}), "VIRTUAL_ENV": str(venv), "PATH": f"{venv}/bin:{DEFAULT_PATH}",
                "PYTHONDONTWRITEBYTECODE": "1"}
-        return PythonEnv(path=target, python=str(venv / "bin" / "python"), ro_paths=ro, env=env)
+        version = ".".join(str(info.get("python", "")).split(".")[:2])
+        return PythonEnv(path=target, python=str(venv / "bin" / "python"), ro_paths=ro, env=env,
+                         pins=list(info.get("pins", [])), version=version)
 
     def build(self, repo: Path, target: Path, plan: EnvPlan) -> Attempt:
         """Run ``plan`` into ``target`` (an empty folder); ``ok.json`` or ``failed.json`` says
@@ -257,7 +261,7 @@ class EnvManager:
             (target / "ok.json").write_text(json.dumps(
                 {"dependency_files": [str(p.relative_to(repo)) for p in dependency_files(repo)],
                  "python": builder.version, "base_prefix": builder.prefix, "env": plan.env,
-                 "installer": attempt.installer, "seconds": attempt.seconds}))
+                 "installer": attempt.installer, "seconds": attempt.seconds, "pins": builder.pins}))
         else:
             (target / "failed.json").write_text(json.dumps(
                 {"error": attempt.error, "step": attempt.failed_step, "log_tail": attempt.log_tail,
@@ -273,6 +277,7 @@ class _Builder:
         self.exe, self.prefix, self.version = manager._base(plan)
         self.uv = manager.uv
         self.log: list[str] = []
+        self.pins: list[str] = []
         self.attempt = Attempt(plan=plan, installer="uv" if self.uv else "pip")
         self.venv = target / "venv"
         self.py = str(self.venv / "bin" / "python")
@@ -373,6 +378,9 @@ class _Builder:
             failed = self._step(step)
             if failed is not None:
                 return failed
+        pins = self.m.sandbox.run([self.py, "-c", _PINS], self.target, self.m.limits, env=self.scratch,
+                                  ro_paths=self.ro)
+        self.pins = sorted(set(pins.stdout.split())) if pins.exit_code == 0 else []
         return self.attempt
 
     def _step(self, step: InstallStep) -> Attempt | None:
@@ -468,6 +476,22 @@ def env_at(folder: Path, inherit_site_packages: list[str] = ()) -> PythonEnv:
            "PYTHONDONTWRITEBYTECODE": "1"}
     ro = (folder, Path(base_prefix), *map(Path, dict.fromkeys(inherited)))
     return PythonEnv(path=folder, python=str(python), ro_paths=ro, env=env)
+
+
+# What the env holds, as ``name==version`` on one line: every distribution its interpreter
+# sees (inherited folders too) but the project itself (installed from a local folder) and
+# local version labels (``2.13.0+cpu`` is not on an index: ``2.13.0`` is).
+_PINS = (
+    "import importlib.metadata as m, json\n"
+    "out = set()\n"
+    "for d in m.distributions():\n"
+    "    name = d.metadata['Name']\n"
+    "    url = d.read_text('direct_url.json')\n"
+    "    if not name or url and json.loads(url).get('url', '').startswith('file:'):\n"
+    "        continue\n"
+    "    out.add(f\"{name.lower().replace('_', '-')}=={d.version.split('+')[0]}\")\n"
+    "print(' '.join(sorted(out)))"
+)
 
 
 _INHERIT = (

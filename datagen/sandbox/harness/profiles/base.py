@@ -245,7 +245,9 @@ def _script(what: str, plan: EnvPlan, lines: list[str]) -> str:
     env = [f"export {k}={shlex.quote(v)}" for k, v in sorted(plan.env.items())]
     head = ["#!/bin/bash", f"# {what}", f"# profile: {plan.profile}"
             + (f"; toolchain: {plan.toolchain}" if plan.toolchain else ""),
-            "set -uo pipefail", 'cd "${REPO_DIR:-.}" || exit 2']
+            "set -uo pipefail", 'cd "${REPO_DIR:-.}" || exit 2',
+            # the locale and time zone of the sandboxed runs that validated the task
+            "export LANG=C.UTF-8 LC_ALL=C.UTF-8 TZ=UTC"]
     return "\n".join([*head, *env, *lines]) + "\n"
 
 

@@ -157,7 +157,7 @@ class PytestProfile(Profile):
         else:
             env = manager.ensure(src, retry_failed=ctx.retry_failed)
         version = ".".join(manager.version.split()[0].split(".")[:2])
-        plan = plan.model_copy(update={"toolchain": plan.toolchain or f"python{version}"})
+        plan = plan.model_copy(update={"toolchain": plan.toolchain or f"python{version}", "pins": env.pins})
         return ProfileEnv(self.name, plan, path=env.path, env=dict(env.env), ro_paths=tuple(env.ro_paths), extra=env)
 
     def run_env(self, env: ProfileEnv, workdir: Path) -> dict[str, str]:
@@ -218,6 +218,9 @@ class PytestProfile(Profile):
                  f'  uv venv -q --python "$PY" {_VENV} || exit 2; PIP="uv pip install -q"',
                  f'else "$PY" -m venv {_VENV} || exit 2; PIP="python -m pip install -q"; fi',
                  f". {_VENV}/bin/activate || exit 2", "export PIP_DISABLE_PIP_VERSION_CHECK=1"]
+        if plan.pins:  # the versions the validating env held: every install below keeps to them
+            lines += [f"printf '%s\\n' {shlex.join(plan.pins)} > {_VENV}/pins.txt",
+                      f'export PIP_CONSTRAINT="$PWD/{_VENV}/pins.txt" UV_CONSTRAINT="$PWD/{_VENV}/pins.txt"']
         for step in plan.install:
             if step.kind == "project":
                 spec = "." + (f"[{','.join(step.args)}]" if step.args else "")
@@ -234,8 +237,12 @@ class PytestProfile(Profile):
         # pytest exits 0 only when every node id given ran and passed (an unknown id is exit 4).
         # A long list is split over several runs: one command line holds at most ARG_MAX
         # (2 MB here) and a 64 000-test suite's ids (packaging's) are 6 MB.
+        # as the sandboxed runs had it: a fixed hash seed (set orders in doctest output), no
+        # user site folder, no inherited PYTHON* variables that change how tests run
         lines = [f"if [ -f {_VENV}/bin/activate ]; then . {_VENV}/bin/activate; fi",
-                 'export PYTHONDONTWRITEBYTECODE=1 PYTHONPATH="$PWD/src:$PWD${PYTHONPATH:+:$PYTHONPATH}"']
+                 "unset PYTHONSTARTUP PYTHONWARNINGS PYTHONOPTIMIZE PYTHONDEVMODE",
+                 'export PYTHONDONTWRITEBYTECODE=1 PYTHONHASHSEED=0 PYTHONNOUSERSITE=1 '
+                 'PYTHONPATH="$PWD/src:$PWD${PYTHONPATH:+:$PYTHONPATH}"']
         runs = [f"python -m pytest -p no:cacheprovider -q -rN {shlex.join(part)}"
                 for part in _chunks(in_testpaths_order(tests, plan.test_paths), EVAL_ARGS_BYTES)]
         if len(runs) == 1:
