@@ -189,6 +189,12 @@ class Profile:
         (``covers_lines`` False): then every candidate is checked with the whole suite."""
         return {}
 
+    def finished_files(self, run: RunResult) -> list[str]:
+        """The test files a whole-suite run stopped by its time limit had finished, in the
+        order it ran them, from its output ([] where the runner's output does not say): the
+        subset the baseline falls back to when the suite does not fit its budget."""
+        return []
+
     def grading_targets(self, tests: list[str]) -> list[str]:
         """What a grading run is given for ``tests`` (default: the ids themselves)."""
         return list(dict.fromkeys(tests))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import fnmatch
 import json
+import re
 import shlex
 import sys
 from pathlib import Path
@@ -59,9 +60,27 @@ _VENV = '"${VENV_DIR:-.venv}"'
 
 
 def pytest_command(python: str, report: str, tests: list[str]) -> list[str]:
-    """pytest with a JUnit report (xunit1: it names each test's file) and no cache writes."""
+    """pytest with a JUnit report (xunit1: it names each test's file) and no cache writes;
+    the default verbosity, whose one line per test file (``tests/test_a.py ..F  [ 40%]``)
+    tells which files a run cut off by its time limit had finished."""
     return [python, "-m", "pytest", "-p", "no:cacheprovider", "-o", "junit_family=xunit1",
-            f"--junitxml={report}", "--continue-on-collection-errors", "-q", "-rN", *tests]
+            "-o", "console_output_style=classic", f"--junitxml={report}", "--continue-on-collection-errors",
+            "-rN", *tests]
+
+
+# a progress line of pytest's default verbosity: the file, then one mark per test
+_FILE_LINE = re.compile(r"^(\S+?\.py) [.sFEXx]*\s*$")
+
+
+def finished_test_files(stdout: str) -> list[str]:
+    """The files of a pytest run's progress lines that a later file's line follows (the
+    last one may have been cut off), up to any gap the sandbox cut out of the output."""
+    files: list[str] = []
+    for line in stdout.split("\n[... ", 1)[0].splitlines():
+        m = _FILE_LINE.match(line)
+        if m and m.group(1) not in files:
+            files.append(m.group(1))
+    return files[:-1]
 
 
 def rule_plan(src: Path, python: str = "") -> EnvPlan:
@@ -163,10 +182,14 @@ class PytestProfile(Profile):
     def run_env(self, env: ProfileEnv, workdir: Path) -> dict[str, str]:
         python = env.extra
         base = python.run_env(workdir) if python is not None else {}
-        return {**base, **{k: v for k, v in env.env.items() if k not in base}}
+        # unbuffered: a run killed at its time limit still shows the files it finished
+        return {**base, **{k: v for k, v in env.env.items() if k not in base}, "PYTHONUNBUFFERED": "1"}
 
     def python(self, env: ProfileEnv) -> str:
         return env.extra.python if env.extra is not None else "python3"
+
+    def finished_files(self, run) -> list[str]:
+        return finished_test_files(run.stdout)
 
     def test_command(self, env: ProfileEnv, workdir: Path, tests: list[str] | None) -> list[str]:
         # the whole suite: the plan's test paths (the ini's ``testpaths``, or a tox pytest

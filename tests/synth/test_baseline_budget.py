@@ -1,0 +1,56 @@
+"""A suite longer than its budget is not a wall: the baseline keeps the test files the
+cut-off run had finished (``Baseline.subset``), measures them again, and candidates are
+checked with that subset; only a suite of which not one file fits is ``suite_timeout``."""
+
+from __future__ import annotations
+
+import pytest
+
+from datagen.config.sandbox import EnvConfig, SandboxLimits
+from datagen.sandbox.harness.profiles.registry import get_profile
+from datagen.sandbox.harness.runners import ensure_env
+from datagen.sandbox.isolation.select import bwrap_works, untrusted_sandbox
+from datagen.synth.baseline import SuiteRunner, measure_baseline
+from datagen.synth.check import check_changes
+from tests.conftest import write_tree
+from tests.sandbox.test_profiles_replay import SITE
+
+CALC = "def add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n    return a * b\n"
+SLOW = "import time\n\n\ndef test_a_long_one():\n    time.sleep(60)\n"
+
+
+def _suite(tmp_path, files: dict[str, str], timeout_s: float) -> SuiteRunner:
+    ok, reason = bwrap_works()
+    if not ok:
+        pytest.skip(f"bwrap unavailable: {reason}")
+    src = write_tree(tmp_path / "src", files)
+    sandbox, limits = untrusted_sandbox("auto"), SandboxLimits(timeout_s=timeout_s)
+    env = ensure_env(get_profile("pytest"), src, EnvConfig(cache_dir=str(tmp_path / "envs"),
+                                                            inherit_site_packages=[SITE]), sandbox, limits)
+    (tmp_path / "scratch").mkdir()
+    return SuiteRunner("pytest", src, sandbox, limits, env, tmp_path / "scratch")
+
+
+def test_a_suite_over_its_budget_becomes_the_files_that_fit(tmp_path):
+    suite = _suite(tmp_path, {
+        "calc.py": CALC,
+        "tests/test_add.py": "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n",
+        "tests/test_mul.py": "from calc import mul\n\n\ndef test_mul():\n    assert mul(2, 3) == 6\n",
+        "tests/test_zz_slow.py": SLOW,  # runs last (pytest's file order) and never ends in time
+    }, timeout_s=20)
+    base = measure_baseline(suite, 2, True)
+    assert base.reason is None, base.detail
+    assert base.subset == ["tests/test_add.py", "tests/test_mul.py"]
+    assert "over 20 s" in base.detail and "first 2 test files" in base.detail
+    assert base.stable == ["tests/test_add.py::test_add", "tests/test_mul.py::test_mul"]
+    assert base.line_tests == {}  # the subset checks every candidate whole
+    verdict = check_changes(suite, base, {"calc.py": CALC.replace("a * b", "a + b")}, [], 1)
+    assert verdict.kept, verdict.reason
+    assert verdict.fail_to_pass == ["tests/test_mul.py::test_mul"]
+
+
+def test_a_suite_whose_first_file_does_not_fit_is_a_recorded_timeout(tmp_path):
+    suite = _suite(tmp_path, {"calc.py": CALC, "tests/test_a_slow.py": SLOW,
+                              "tests/test_b.py": "def test_b():\n    pass\n"}, timeout_s=10)
+    base = measure_baseline(suite, 1, False)
+    assert base.reason == "suite_timeout" and base.detail == "over 10 s" and base.subset == []
