@@ -174,6 +174,20 @@ def _js_definition(node: Any, scope: tuple[tuple[str, str], ...]) -> tuple[str, 
         value, name_node = decl.child_by_field_name("value"), decl.child_by_field_name("name")
         if value is not None and value.type in _JS_FUNCTION_VALUES and name_node.type == "identifier":
             return "function", _text(name_node), node
+    if node.type == "expression_statement" and node.named_children:  # CommonJS: module.exports = function
+        assign = node.named_children[0]
+        left, right = assign.child_by_field_name("left"), assign.child_by_field_name("right")
+        if assign.type == "assignment_expression" and right is not None and right.type in _JS_FUNCTION_VALUES:
+            target = _text(left)
+            if target == "module.exports":
+                return "function", _text(right.child_by_field_name("name")) or "module.exports", node
+            for prefix in ("module.exports.", "exports."):
+                if target.startswith(prefix) and target[len(prefix):].isidentifier():
+                    return "function", target[len(prefix):], node
+    if node.type == "export_statement":  # export default function (...) {...}, named or not
+        value = next((c for c in node.named_children if c.type in _JS_FUNCTION_VALUES), None)
+        if value is not None:
+            return "function", _text(value.child_by_field_name("name")) or "default", node
     return None
 
 

@@ -105,6 +105,34 @@ def test_javascript_entities() -> None:
     ]
 
 
+COMMONJS = """\
+module.exports = function (num) {
+  if (typeof num === 'number') {
+    return num - num === 0;
+  }
+  return false;
+};
+exports.twice = (a) => {
+  return a * 2;
+};
+module.exports.same = function named(x) { return x; };
+const helper = 1;
+"""
+
+
+def test_commonjs_and_default_exports_are_entities() -> None:
+    """A package whose one function is ``module.exports = function (...)`` (is-number's
+    shape) or an anonymous ``export default function``: the function is an entity, named
+    by what exports it."""
+    assert rows("index.js", COMMONJS, "javascript") == [
+        ("function", "module.exports", 1, 6, 6, 2),  # one branch
+        ("function", "twice", 7, 9, 3, 1),
+        ("function", "same", 10, 10, 1, 1),
+    ]
+    assert rows("index.mjs", "export default function (a) {\n  return a;\n}\n", "javascript") == [
+        ("function", "default", 1, 3, 3, 1)]
+
+
 def test_typescript_entities() -> None:
     assert rows("src/base.ts", TS, "typescript") == [
         ("function", "scale", 3, 5, 3, 1),
