@@ -109,10 +109,11 @@ class SuiteRunner:
 def measure_baseline(suite: SuiteRunner, runs: int, with_coverage: bool) -> Baseline:
     """Run the clean suite ``runs`` times (and once under coverage) and sort its tests.
 
-    A suite that does not finish within its budget (``sandbox.limits.timeout_s``) is not a
-    wall: where the runner's output tells which test files the cut-off run had finished
-    (pytest), those files become the repo's suite (``Baseline.subset``, said in ``detail``)
-    and are measured again; only when not one file fits is the repo ``suite_timeout``."""
+    A suite that does not finish within its budget (the run's time limit; in a build
+    ``validation.test_timeout_s``) is not a wall: where the runner's output tells which test
+    files the cut-off run had finished (pytest), those files become the repo's suite
+    (``Baseline.subset``, said in ``detail``) and are measured again; only when not one
+    file fits is the repo ``suite_timeout``."""
     results = [suite.run()]
     note = ""
     if results[0].run.limit_hit == "timeout" and not suite.subset:
