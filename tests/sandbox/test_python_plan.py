@@ -265,3 +265,16 @@ def test_a_tox_command_over_several_lines_with_posargs_defaults(tmp_path):
     worker.join(timeout=60)
     assert out, "python_plan did not return"
     assert out[0].test_paths == ["pkg", "tests"]
+
+
+def test_the_value_of_a_tox_pytest_option_is_not_a_test_path(tmp_path):
+    """tabulate's tox command, ``pytest -v --doctest-modules --ignore benchmark {posargs}``:
+    ``benchmark`` is the folder not to collect (read once as the suite's only path, so the
+    suite ran no test); the command names no path, so pytest's own discovery stands."""
+    tox = ("[testenv]\ndeps =\n    pytest\ncommands = pytest -v --doctest-modules --ignore benchmark {posargs}\n\n"
+           "[testenv:k]\ncommands = pytest -k slow -p no:cacheprovider test\n")
+    src = _tree(tmp_path, {"tox.ini": tox, "tab/__init__.py": "", "benchmark/benchmark.py": "",
+                           "test/test_a.py": "def test_a():\n    pass\n"})
+    assert python_plan(src, pythons=[sys.executable]).test_paths == []
+    (src / "tox.ini").write_text("[testenv]\ncommands = pytest -k slow --ignore=benchmark -m 'not net' test\n")
+    assert python_plan(src, pythons=[sys.executable]).test_paths == ["test"]

@@ -458,11 +458,32 @@ class _Meta:
         for cmd in self.tox_commands():
             words = self._tox_substitute(cmd).split()
             if "pytest" in words or "py.test" in words:
-                paths = [w for w in words if not w.startswith(("-", "{")) and (self.src / w).exists()
-                         and w not in ("pytest", "py.test")]
+                paths = [w for w in _positional(words[words.index("pytest" if "pytest" in words else "py.test") + 1:])
+                         if not w.startswith("{") and (self.src / w).exists()]
                 if paths:
                     return paths
         return []
+
+
+# pytest options whose value is the next word: ``--ignore benchmark`` names a folder not to collect
+_VALUED_OPTIONS = frozenset({
+    "--ignore", "--ignore-glob", "--deselect", "-k", "-m", "-p", "-c", "--rootdir", "--confcutdir", "-o",
+    "--override-ini", "-W", "--pythonwarnings", "--tb", "--junitxml", "--junit-xml", "--basetemp", "--maxfail",
+    "--durations", "-n", "--numprocesses", "--dist", "--cov", "--cov-report", "--cov-config", "--doctest-glob",
+    "--log-level", "--import-mode", "-r", "--timeout", "--reruns", "--random-order-seed", "--color"})
+
+
+def _positional(args: list[str]) -> list[str]:
+    """The words of a pytest command line that are paths (not options or their values)."""
+    out, skip = [], False
+    for w in args:
+        if skip:
+            skip = False
+        elif w.startswith("-"):
+            skip = w in _VALUED_OPTIONS  # ``--opt=value`` and flags take nothing more
+        else:
+            out.append(w)
+    return out
 
 
 _PY_FACTOR = re.compile(r"(?:py|pypy|python)\d*(?:\.\d+)?")
