@@ -61,7 +61,7 @@ _VENV = '"${VENV_DIR:-.venv}"'
 
 def pytest_command(python: str, report: str, tests: list[str]) -> list[str]:
     """pytest with a JUnit report (xunit1: it names each test's file) and no cache writes;
-    the default verbosity, whose one line per test file (``tests/test_a.py ..F  [ 40%]``)
+    the default verbosity in the classic style, whose one line per test file (``tests/test_a.py ..F``)
     tells which files a run cut off by its time limit had finished."""
     return [python, "-m", "pytest", "-p", "no:cacheprovider", "-o", "junit_family=xunit1",
             "-o", "console_output_style=classic", f"--junitxml={report}", "--continue-on-collection-errors",
