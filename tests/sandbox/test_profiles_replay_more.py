@@ -212,6 +212,41 @@ def test_php_task_replays_with_phpunit(tmp_path):
                      {"Tally\\Tests\\RomanTest::testToRoman with data set #0"})
 
 
+# A Packagist-era library: its tests find ``src/`` only through Composer's autoloader (the
+# bootstrap uses a class without a require), and require-dev asks for tools Packagist would
+# give (unreachable here).
+COMPOSER_FIXTURE = {
+    "composer.json": '{"name": "acme/clamp", "require": {"php": ">=8.0", "ext-json": "*"},\n'
+                     ' "require-dev": {"phpunit/phpunit": "^9.5", "vimeo/psalm": "^5.0"},\n'
+                     ' "autoload": {"psr-4": {"Acme\\\\Clamp\\\\": "src/"}},\n'
+                     ' "autoload-dev": {"psr-4": {"Acme\\\\Clamp\\\\Tests\\\\": "tests/"}}}\n',
+    "phpunit.xml": '<?xml version="1.0"?>\n<phpunit bootstrap="tests/bootstrap.php">\n  <testsuites>\n'
+                   '    <testsuite name="all"><directory>tests</directory></testsuite>\n  </testsuites>\n</phpunit>\n',
+    "src/Range.php": "<?php\nnamespace Acme\\Clamp;\n\nfinal class Range\n{\n"
+                     "    public function __construct(public int $lo, public int $hi) {}\n\n"
+                     "    public function clamp(int $v): int\n    {\n        if ($v < $this->lo) return $this->lo;\n"
+                     "        if ($v > $this->hi) return $this->hi;\n        return $v;\n    }\n}\n",
+    "tests/bootstrap.php": "<?php\n\\Acme\\Clamp\\Tests\\Fixtures::$unit = new \\Acme\\Clamp\\Range(0, 10);\n",
+    "tests/Fixtures.php": "<?php\nnamespace Acme\\Clamp\\Tests;\n\nfinal class Fixtures\n{\n"
+                          "    public static ?\\Acme\\Clamp\\Range $unit = null;\n}\n",
+    "tests/RangeTest.php": "<?php\nnamespace Acme\\Clamp\\Tests;\n\nuse PHPUnit\\Framework\\TestCase;\n\n"
+                           "final class RangeTest extends TestCase\n{\n"
+                           "    public function testInside(): void { $this->assertSame(5, Fixtures::$unit->clamp(5)); }\n"
+                           "    public function testHigh(): void { $this->assertSame(10, Fixtures::$unit->clamp(12)); }\n"
+                           "    public function testLow(): void { $this->assertSame(0, Fixtures::$unit->clamp(-3)); }\n}\n",
+}
+
+
+@needs("php", "phpunit", "composer")
+def test_php_task_replays_with_the_projects_autoloader_when_packagist_is_unreachable(tmp_path):
+    """``composer install`` fails (Packagist is unreachable here and in the sandbox); the env
+    falls back to ``composer dump-autoload`` and the machine's PHPUnit with that autoloader
+    prepended, and the task's own scripts do the same outside datagen."""
+    src = _write(tmp_path / "fixture" / "clamp", COMPOSER_FIXTURE)
+    bug = ("src/Range.php", "if ($v > $this->hi) return $this->hi;", "if ($v >= $this->hi) return $v;")
+    replay_validated(tmp_path, "phpunit", src, bug, {"Acme\\Clamp\\Tests\\RangeTest::testHigh"})
+
+
 @needs("php", "phpunit")
 def test_a_subset_runs_in_the_sandbox(tmp_path):
     """datagen's own subset path (``test_command`` with ids): only the chosen data set runs."""

@@ -3,13 +3,19 @@
 Setup (network on) runs ``composer install`` in a copy of the repo inside the env folder; each
 run copies that ``vendor/`` into its working copy (Composer's autoloader finds the project
 relative to ``vendor/``, so a link would load the env's copy of the sources, not the run's).
-A repo that needs no package beyond PHPUnit runs on the machine's ``phpunit`` (Debian's) when
-Composer is missing or Packagist cannot be reached; one that needs more is recorded
-``toolchain_missing: composer``. A subset is ``--filter`` with an anchored regex of the ids.
+Where Packagist cannot be reached (or Composer is missing), a repo whose ``require`` needs no
+package runs on the machine's ``phpunit`` (Debian's): ``composer dump-autoload --dev`` (offline) writes
+the project's own autoloader from composer.json's ``autoload`` / ``autoload-dev``, and PHP
+prepends it to PHPUnit (``-d auto_prepend_file``), as ``vendor/bin/phpunit`` would load it.
+require-dev's tools (static analysers, code style) are then absent and said in the plan's
+notes. A repo whose ``require`` needs packages is recorded ``registry_unreachable: Packagist``
+(``toolchain_missing: composer`` without Composer). A subset is ``--filter`` with an anchored
+regex of the ids.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import shlex
@@ -79,13 +85,21 @@ def php_fits(constraint: str, have: str) -> bool:
     return False
 
 
-def composer_needs(src: Path) -> list[str]:
-    """Packages of composer.json's require + require-dev beyond the platform (php, ext-*)."""
+def composer_needs(src: Path, dev: bool = True) -> list[str]:
+    """Packages of composer.json's require (+ require-dev) beyond the platform (php, ext-*)."""
     data = read_json(src / "composer.json")
     if not isinstance(data, dict):
         return []
-    names = [*(data.get("require") or {}), *(data.get("require-dev") or {})]
+    names = [*(data.get("require") or {}), *((data.get("require-dev") or {}) if dev else {})]
     return sorted(n for n in names if not _PLATFORM.match(n))
+
+
+def machine_phpunit() -> str:
+    """The shell words that run the machine's PHPUnit, with the project's Composer autoloader
+    (``vendor/autoload.php``, when there is one) loaded first, as ``vendor/bin/phpunit`` does."""
+    return ('P=phpunit; if [ -x vendor/bin/phpunit ]; then P=vendor/bin/phpunit; '
+            'elif [ -f vendor/autoload.php ]; then P="php -d auto_prepend_file=$PWD/vendor/autoload.php '
+            '$(command -v phpunit)"; fi')
 
 
 def phpunit_filter(tests: list[str]) -> str:
@@ -112,6 +126,10 @@ class PHPUnitProfile(Profile):
     def dependency_files(self, src: Path) -> list[str]:
         return [n for n in ("composer.json", "composer.lock") if (src / n).is_file()]
 
+    def env_key(self, src: Path, plan: EnvPlan) -> str:
+        # v2: an env without ``composer install`` holds the project's autoloader
+        return hashlib.sha256(f"{super().env_key(src, plan)}\0autoload-v2".encode()).hexdigest()[:16]
+
     def plan(self, src: Path) -> EnvPlan:
         data = read_json(src / "composer.json")
         request = str(((data or {}).get("require") or {}).get("php", "")) if isinstance(data, dict) else ""
@@ -128,35 +146,47 @@ class PHPUnitProfile(Profile):
                        test_paths=["tests"])
 
     def ensure_env(self, src: Path, plan: EnvPlan, ctx: EnvContext) -> ProfileEnv:
-        needs = composer_needs(src)
-        only_phpunit = set(needs) <= {"phpunit/phpunit"}
+        runtime_needs = composer_needs(src, dev=False)
+        composer = shutil.which("composer") is not None
 
         def build(target: Path, step) -> None:
-            vendor = False
-            if plan.install and shutil.which("composer"):
-                copy_source(src, target / "work")
+            mode = {"vendor": False, "autoload": False}
+            if composer and (src / "composer.json").is_file():
+                work = copy_source(src, target / "work")
                 env = {"COMPOSER_HOME": str(target / "composer-home")}
-                vendor = step("composer install", ["composer", "install", "--no-interaction", "--no-progress"],
-                              target / "work", env=env, ro_paths=php_etc(), check=not only_phpunit)
-            (target / "mode.json").write_text(json.dumps({"vendor": vendor}), encoding="utf-8")
+                if plan.install:
+                    mode["vendor"] = step("composer install", ["composer", "install", "--no-interaction",
+                                                               "--no-progress"], work, env=env, ro_paths=php_etc(),
+                                          check=bool(runtime_needs))
+                if not mode["vendor"]:  # Packagist unreachable, or nothing to install: the project's autoloader
+                    shutil.rmtree(work / "vendor", ignore_errors=True)
+                    mode["autoload"] = step("composer dump-autoload", ["composer", "dump-autoload",
+                                                                       "--dev", "--no-interaction"], work, env=env,
+                                            ro_paths=php_etc())
+            (target / "mode.json").write_text(json.dumps(mode), encoding="utf-8")
 
-        if needs and not only_phpunit and shutil.which("composer") is None:
+        if runtime_needs and not composer:
             raise EnvSetupError(ToolchainMissing("composer", "composer").reason)
         target = cached_env(self, src, plan, ctx, build)
-        vendor = json.loads((target / "mode.json").read_text(encoding="utf-8"))["vendor"]
-        if not vendor and shutil.which("phpunit") is None:
+        mode = json.loads((target / "mode.json").read_text(encoding="utf-8"))
+        if not mode["vendor"] and shutil.which("phpunit") is None:
             raise EnvSetupError(ToolchainMissing("phpunit", "phpunit").reason)
-        notes = ["composer install into the env"] if vendor else ["the machine's phpunit (no composer install)"]
+        if mode["vendor"]:
+            notes = ["composer install into the env"]
+        else:
+            missing = sorted(set(composer_needs(src)) - {"phpunit/phpunit"})
+            notes = ["the machine's phpunit" + (" with the project's autoloader (composer dump-autoload)"
+                                                if mode.get("autoload") else "")
+                     + (f"; require-dev not installed: {', '.join(missing)}" if missing else "")]
         return ProfileEnv(self.name, plan.model_copy(update={"notes": [*plan.notes, *notes]}), path=target,
-                          ro_paths=(target, *php_etc()), extra=vendor)
+                          ro_paths=(target, *php_etc()), extra=mode["vendor"] or bool(mode.get("autoload")))
 
     def test_command(self, env: ProfileEnv, workdir: Path, tests: list[str] | None) -> list[str]:
-        prep, phpunit = "", "phpunit"
+        prep = ""
         if env.extra and env.path is not None:
             prep = f"[ -d vendor ] || cp -r {shlex.quote(str(env.path / 'work' / 'vendor'))} vendor; "
-            phpunit = "vendor/bin/phpunit"
-        cmd = [phpunit, *FLAGS, "--log-junit", self.report, *(["--filter", phpunit_filter(tests)] if tests else [])]
-        return ["sh", "-c", prep + shlex.join(cmd)]
+        args = [*FLAGS, "--log-junit", self.report, *(["--filter", phpunit_filter(tests)] if tests else [])]
+        return ["sh", "-c", f'{prep}{machine_phpunit()}; exec $P {shlex.join(args)}']
 
     def parse(self, text: str) -> TestResults:
         return parse_phpunit_junit(text)
@@ -172,12 +202,13 @@ class PHPUnitProfile(Profile):
         return ["COPY --from=composer:2 /usr/bin/composer /usr/local/bin/composer", apt_install("git", "unzip")]
 
     def setup_commands(self, plan: EnvPlan) -> list[str]:
-        if not plan.install:
-            return []
-        # where Composer or Packagist is missing, a repo needing only PHPUnit can use the machine's
-        return ["composer install --no-interaction --no-progress || command -v phpunit >/dev/null || exit 1"]
+        # where Packagist is missing, the project's own autoloader and the machine's PHPUnit
+        fallback = "{ command -v phpunit >/dev/null || exit 1; }"
+        autoload = f"{{ rm -rf vendor; composer dump-autoload --dev --no-interaction && {fallback}; }}"
+        if plan.install:
+            return [f"composer install --no-interaction --no-progress || {autoload} || {fallback}"]
+        return [f"if command -v composer >/dev/null && [ -f composer.json ]; then {autoload}; fi"]
 
     def eval_commands(self, plan: EnvPlan, tests: list[str]) -> list[str]:
         run = [*FLAGS, "--log-junit", ".datagen-eval.xml", "--filter", phpunit_filter(tests)]
-        return ['P=phpunit; if [ -x vendor/bin/phpunit ]; then P=vendor/bin/phpunit; fi',
-                f'"$P" {shlex.join(run)}', *junit_check("phpunit", ".datagen-eval.xml", tests)]
+        return [machine_phpunit(), f'$P {shlex.join(run)}', *junit_check("phpunit", ".datagen-eval.xml", tests)]
