@@ -231,9 +231,12 @@ COMPOSER_FIXTURE = {
                           "    public static ?\\Acme\\Clamp\\Range $unit = null;\n}\n",
     "tests/RangeTest.php": "<?php\nnamespace Acme\\Clamp\\Tests;\n\nuse PHPUnit\\Framework\\TestCase;\n\n"
                            "final class RangeTest extends TestCase\n{\n"
-                           "    public function testInside(): void\n    { $this->assertSame(5, Fixtures::$unit->clamp(5)); }\n"
-                           "    public function testHigh(): void\n    { $this->assertSame(10, Fixtures::$unit->clamp(12)); }\n"
-                           "    public function testLow(): void\n    { $this->assertSame(0, Fixtures::$unit->clamp(-3)); }\n}\n",
+                           "    public function testInside(): void\n"
+                           "    { $this->assertSame(5, Fixtures::$unit->clamp(5)); }\n"
+                           "    public function testHigh(): void\n"
+                           "    { $this->assertSame(10, Fixtures::$unit->clamp(12)); }\n"
+                           "    public function testLow(): void\n"
+                           "    { $this->assertSame(0, Fixtures::$unit->clamp(-3)); }\n}\n",
 }
 
 
