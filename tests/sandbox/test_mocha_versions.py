@@ -36,3 +36,22 @@ def test_every_mocha_gives_its_report(tmp_path, mocha):
     assert sorted(run.results.values()) == ["pass", "pass"]
     assert all(t.endswith(("isOdd knows 3", "isOdd knows 4")) for t in run.results)
     assert Path(work / profile.report).is_file()
+
+
+def test_a_bailing_script_still_reports_every_test(tmp_path):
+    """``mocha --bail`` (jshttp's scripts) stops at the first failure; datagen drops the flag,
+    so a bug's run still says which tests keep passing."""
+    src = tmp_path / "repo"
+    (src / "test").mkdir(parents=True)
+    (src / "package.json").write_text(json.dumps({"name": "odd", "version": "1.0.0",
+                                                  "scripts": {"test": "mocha --bail --check-leaks test/"},
+                                                  "devDependencies": {"mocha": "10.8.2"}}))
+    (src / "index.js").write_text("module.exports = function(n) { return n % 2 === 0; };\n")  # wrong for odd n
+    (src / "test" / "odd.js").write_text(TEST.replace("require('./')", "require('../')"))
+    profile, sandbox, limits, env = _env(src, tmp_path, "mocha")
+    assert "--bail" in env.plan.test_command
+    work = tmp_path / "work"
+    shutil.copytree(src, work)
+    run = run_profile(profile, env, sandbox, work, limits)
+    assert run.report_error is None, run.run.stdout[-1500:] + run.run.stderr[-1500:]
+    assert sorted(run.results.values()) == ["fail", "fail"]

@@ -480,18 +480,21 @@ def _runner_args(script: str, tool: str) -> list[str]:
         return []
 
 
-_MOCHA_OWN = ("--reporter", "-R", "--reporter-option", "--reporter-options", "-O", "--watch", "-w")
+_MOCHA_OWN = ("--reporter", "-R", "--reporter-option", "--reporter-options", "-O", "--watch", "-w", "--bail", "-b")
+_MOCHA_FLAGS = ("--watch", "-w", "--bail", "-b")  # of those, the ones without a value
 
 
 def mocha_script_args(args: list[str]) -> list[str]:
-    """The script's mocha arguments without the reporter and watch flags datagen sets itself."""
+    """The script's mocha arguments without the reporter and watch flags datagen sets itself,
+    and without ``--bail``: a run that stops at the first failure reports no other test, so
+    the tests that still pass beside a bug could not be told from the ones it broke."""
     out, skip = [], False
     for a in args:
         if skip:
             skip = False
             continue
         if a in _MOCHA_OWN:
-            skip = a not in ("--watch", "-w")
+            skip = a not in _MOCHA_FLAGS
             continue
         if a.split("=", 1)[0] in _MOCHA_OWN:
             continue
