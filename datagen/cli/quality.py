@@ -11,7 +11,8 @@ import typer
 
 from datagen.cli.base import DatagenTyper
 
-app = DatagenTyper(help="Train the learned code-quality scorer: teacher ratings, then a fastText model per language.",
+app = DatagenTyper(help="Train the learned code-quality scorer: teacher ratings, then a linear model per language "
+                         "(hashed byte n-grams).",
                   no_args_is_help=True)
 
 Recipe = Annotated[str | None, typer.Option(
@@ -70,7 +71,8 @@ def train_command(
     recipe: Recipe = None,
     set_: Sets = None,
 ) -> None:
-    """Fit a fastText classifier per language on LABELS; print the held-out agreement with the teacher.
+    """Fit a linear model per language (hashed byte 4-/8-grams) on LABELS; print the held-out agreement
+    with the teacher.
 
     Examples:
 

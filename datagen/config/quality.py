@@ -1,7 +1,7 @@
 """Recipe blocks of the learned quality scorer: ``quality_model:`` in the corpus build (the
 file step that applies a trained model) and ``pipelines/quality.yaml``, the recipe of
 ``datagen quality annotate`` (a teacher rates a sample of kept files) and ``datagen quality
-train`` (a fastText classifier per language is fitted to those ratings)."""
+train`` (a linear model per language over hashed byte n-grams is fitted to those ratings)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """The per-file steps of the crawl stage, in the order they run.
 
-Cheapest drop first (the learned quality model, at fastText speed, before the
+Cheapest drop first (the learned quality model, a hashed-n-gram linear model, before the
 tree-sitter parse); redaction after the checks (it edits the text they read), the
 model-based perplexity score last (the most expensive, on redacted text); the import
 specifiers for repo ordering (``imports_step``) run after these when ``pack.order`` asks.

@@ -22,7 +22,7 @@ class QualityModelStep(FileStep):
     name = "🎓 quality model"
     section: ClassVar[str] = "quality_model"
     writes: ClassVar[tuple[str, ...]] = ("quality_score",)
-    batch_docs: ClassVar[int] = 256  # one fastText call per language per batch
+    batch_docs: ClassVar[int] = 256  # one matrix product per language per batch
 
     def __init__(self, cfg: QualityModelConfig):
         super().__init__()
