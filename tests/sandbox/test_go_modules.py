@@ -44,6 +44,12 @@ def test_the_module_path_of_a_repo_without_go_mod(tmp_path):
     no_comment = {k: v.replace(' // import "example.com/legacy/calc"', "") for k, v in LEGACY.items()}
     path, origin = module_path(_write(tmp_path / "b", no_comment))
     assert path == "example.com/legacy" and "import" in origin  # from its own imports of calc/
+    # nu7hatch/gouuid's shape: one root package ``uuid``, its example tests import it by path
+    rooted = {"uuid.go": "package uuid\n\nfunc New() string { return \"u\" }\n",
+              "example_test.go": 'package uuid_test\n\nimport (\n\t"fmt"\n\t"github.com/someone/gouuid"\n)\n\n'
+                                 "func ExampleNew() {\n\tfmt.Println(uuid.New())\n\t// Output: u\n}\n"}
+    assert module_path(_write(tmp_path / "gouuid", rooted)) == \
+        ("github.com/someone/gouuid", "the path its root's external tests import it by")
     alone = {"x.go": "package x\n\nfunc F() {}\n", "x_test.go": "package x\n"}
     assert module_path(_write(tmp_path / "go-thing", alone)) == ("go-thing", "the folder name")
 

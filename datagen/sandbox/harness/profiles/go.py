@@ -309,7 +309,9 @@ def cover_profile_lines(text: str, module: str) -> dict[str, set[int]]:
 def module_path(src: Path) -> tuple[str, str]:
     """(module path, where it came from) of a repo without go.mod: an import comment
     (``package x // import "example.com/x/sub"`` in ``sub/`` gives ``example.com/x``), else
-    the prefix under which the repo's own files import its folders, else its folder name."""
+    the prefix under which the repo's own files import its folders, else the path by which
+    the root's external tests (``package x_test``) import the root package, else its folder
+    name."""
     files = [p for p in sorted(src.rglob("*.go"))
              if not any(part in _SKIP_DIRS for part in p.relative_to(src).parts[:-1])]
     for path in files:
@@ -333,8 +335,38 @@ def module_path(src: Path) -> tuple[str, str]:
     if prefixes:
         best = sorted(prefixes.items(), key=lambda kv: (-kv[1], kv[0]))[0][0]
         return best, "the prefix under which its own files import its folders"
+    if (own := _root_test_import(src, [p for p in files if p.parent == src])) is not None:
+        return own, "the path its root's external tests import it by"
     name = re.sub(r"[^\w.\-~]", "-", src.resolve().name) or "repo"
     return name, "the folder name"
+
+
+_PACKAGE = re.compile(r"^package\s+(\w+)", re.M)
+
+
+def _root_test_import(src: Path, root_files: list[Path]) -> str | None:
+    """The import path by which the root folder's external test package (``package x_test``)
+    imports package ``x``: a non-standard path (a dot in its first element) that ends in ``x``
+    or in the repo's folder name (``github.com/nu7hatch/gouuid`` for ``package uuid``), or the
+    only non-standard import of such a file that uses ``x.``; None when no file says."""
+    names = {m.group(1) for p in root_files if not p.name.endswith("_test.go")
+             if (m := _PACKAGE.search(_read(p))) is not None}
+    if len(names) != 1:
+        return None
+    (pkg,) = names
+    found: set[str] = set()
+    for path in root_files:
+        text = _read(path)
+        m = _PACKAGE.search(text)
+        if not path.name.endswith("_test.go") or m is None or m.group(1) != f"{pkg}_test":
+            continue
+        outside = [imp for imp in _imports(text) if "." in imp.split("/", 1)[0]]
+        named = [imp for imp in outside if imp.rsplit("/", 1)[-1] in (pkg, src.resolve().name)]
+        if named:
+            found.update(named)
+        elif len(outside) == 1 and re.search(rf"\b{pkg}\.", text):
+            found.add(outside[0])
+    return sorted(found)[0] if len(found) == 1 else None
 
 
 def _imports(text: str) -> list[str]:
