@@ -36,9 +36,13 @@ _DIRS = {".rb": frozenset({"spec"}), ".go": frozenset({"testdata"}), ".rs": froz
 
 
 def snapshot_files(files: list[ListedFile]) -> list[ListedFile]:
-    """The files a snapshot holds, in path order."""
-    return sorted((f for f in files if f.skip not in NOT_CONTENT and f.path != "."),
-                  key=lambda f: f.path)
+    """The files a snapshot holds, in path order. A file of a git input's HEAD that a
+    ``.gitignore`` pattern matches is still tracked content (libyaml's ``cmake/config.h.in``
+    under ``config.h*``): git ignores only untracked files, and the build may need it."""
+    def content(f: ListedFile) -> bool:
+        return f.skip not in NOT_CONTENT or f.skip == "gitignored" and f.git_oid is not None
+
+    return sorted((f for f in files if content(f) and f.path != "."), key=lambda f: f.path)
 
 
 def write_snapshot(repo: Repo, files: list[ListedFile], dest: Path) -> None:

@@ -134,6 +134,9 @@ sha256 = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
 checksum = "aGVsbG8gd29ybGQgaGVsbG8gd29ybGQgaGVsbG8="
 name = "ThisIsJustALongCamelCaseName"
 y = x @ weights.T
+"js-tokens": "^10.0.0",
+"design-tokens": "~2.1.0-beta.3",
+token_version = "v1.10.2"
 """
 
 
