@@ -101,6 +101,16 @@ def test_minitest_verbose_lines():
     assert parse_minitest_verbose((GOLDEN / "minitest_verbose.txt").read_text()) == MINITEST
 
 
+@pytest.mark.skipif(shutil.which("ruby") is None, reason="toolchain missing: ruby")
+def test_a_suite_needing_a_missing_gem_says_which(tmp_path):
+    """jeremyevans/ruby-warning's helper requires minitest-global_expectations (RubyGems only):
+    the baseline's words name the library instead of "no minitest run"."""
+    (tmp_path / "test_helper.rb").write_text("require 'minitest/global_expectations/autorun'\n")
+    run = subprocess.run(["ruby", "-I.", "-e", "require 'test_helper'"], cwd=tmp_path, capture_output=True, text=True)
+    with pytest.raises(ReportError, match="require 'minitest/global_expectations/autorun', which is not installed"):
+        parse_minitest_verbose(run.stdout + run.stderr)
+
+
 def test_phpunit_junit_data_sets_and_risky():
     assert parse_phpunit_junit((GOLDEN / "phpunit_junit.xml").read_text()) == PHPUNIT
 

@@ -364,8 +364,14 @@ def parse_minitest_verbose(text: str) -> TestResults:
     for m in _MINITEST_LINE.finditer(text):
         _merge(results, m["id"], _MINITEST_MARK[m["mark"]])
     if not results and "# Running:" not in text:
+        if (m := _RUBY_LOAD_ERROR.search(text)) is not None:  # a gem the suite needs is not installed
+            raise ReportError(f"no minitest run: the tests require {m['lib']!r}, which is not installed "
+                              f"(cannot load such file; a gem from RubyGems, or the repo's own file)")
         raise ReportError("no minitest run in the output")
     return results
+
+
+_RUBY_LOAD_ERROR = re.compile(r"cannot load such file -- (?P<lib>\S+) \(LoadError\)")
 
 
 def parse_phpunit_junit(text: str) -> TestResults:
