@@ -24,7 +24,14 @@ from datagen.errors import SkipItem
 from datagen.records.env import EnvPlan
 from datagen.runtime.atomic import atomic_write
 from datagen.runtime.repo_stage import RepoStage, store_json
-from datagen.sandbox.envs.python.manager import EnvManager, PythonEnv, ensure_recorded, load_plan, write_generated
+from datagen.sandbox.envs.python.manager import (
+    EnvManager,
+    EnvSetupError,
+    PythonEnv,
+    ensure_recorded,
+    load_plan,
+    write_generated,
+)
 from datagen.sandbox.harness.profiles.registry import get_profile
 from datagen.sandbox.harness.runners import as_profile_env, ensure_env
 from datagen.sandbox.isolation.base import Sandbox
@@ -125,8 +132,13 @@ class BaselineStage(_TasksStage):
                 suite = self.suite(repo, sandbox)
             except SkipItem as exc:
                 profile, src = get_profile(self.runners[repo]), work / "src" / repo
+                plan = profile.plan(src).model_dump(mode="json")
                 base = Baseline(self.runners[repo], reason=exc.reason, detail=str(exc),
-                                plan=profile.plan(src).model_dump(mode="json"), language=profile.task_language(src))
+                                plan=plan, language=profile.task_language(src))
+                if isinstance(exc, EnvSetupError) and not profile.keeps_env_record:
+                    # the step that failed and its log, for the repo_envs row (Python's envs keep their own)
+                    store_json(work / "envs" / f"{repo}.json", {"outcome": "failed", "plan": plan, "error": str(exc),
+                                                               "failed_step": exc.step, "log_tail": exc.log_tail})
             else:
                 base = measure_baseline(suite, self.cfg.baseline.runs, self.cfg.baseline.coverage)
             store_json(baseline_path(work, repo), asdict(base))

@@ -322,7 +322,7 @@ def cached_env(profile: Profile, src: Path, plan: EnvPlan, ctx: EnvContext,
         if failed.exists() and not ctx.retry_failed:
             info = json.loads(failed.read_text())
             raise EnvSetupError(f"{info['error']} (recorded in {failed}; not retried)", info.get("log_tail", ""),
-                                reason=info.get("reason", ""))
+                                info.get("step", ""), reason=info.get("reason", ""))
         if (target / "ok.json").exists():
             return target
         shutil.rmtree(target, ignore_errors=True)
@@ -346,8 +346,9 @@ def cached_env(profile: Profile, src: Path, plan: EnvPlan, ctx: EnvContext,
                 tail = "\n".join(log)[-LOG_TAIL:]
                 registry = unreachable_registry(result.stdout + "\n" + result.stderr)
                 reason = f"registry_unreachable: {registry}" if registry else "env_setup_failed"
-                failed.write_text(json.dumps({"error": error, "log_tail": tail, "reason": reason, "at": started}))
-                raise EnvSetupError(error, tail, reason=reason)
+                failed.write_text(json.dumps({"error": error, "log_tail": tail, "reason": reason, "step": name,
+                                              "at": started}))
+                raise EnvSetupError(error, tail, name, reason=reason)
             return ok
 
         build(target, step)
