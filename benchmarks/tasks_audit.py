@@ -34,6 +34,7 @@ import duckdb
 
 from datagen.sandbox.harness.protect import is_protected
 from datagen.synth.spread import hunks, repo_spread, size_stats
+from datagen.synth.statements import listed_tests
 
 sys.path.insert(0, str(Path(__file__).parent))
 from tasks_yield import _bash  # noqa: E402  (the same bash runner as the yield benchmark)
@@ -81,7 +82,7 @@ def statement_problems(task: dict) -> list[str]:
     counts = re.findall(r"(\d+) tests? of its suite fails?", text)
     if counts and int(counts[0]) != len(f2p):
         problems.append(f"count {counts[0]} != {len(f2p)}")
-    listed = re.findall(r"^- `([^`]+)`$", text, re.M)
+    listed = listed_tests(text)
     more = sum(int(k) for k in re.findall(r"^- and (\d+) more$", text, re.M))
     if task["statement_style"] == "template" and len(listed) + more != len(f2p):
         problems.append(f"listed {len(listed)} + {more} more != {len(f2p)}")

@@ -100,6 +100,25 @@ def first_error(output: str) -> str:
     return ""
 
 
+def code_span(text: str) -> str:
+    """``text`` as one Markdown code span (CommonMark): fenced by one more backtick than its
+    longest run of backticks, padded with a space where it starts or ends with one, so a
+    test named ``parses `null``` stays one span."""
+    runs = [len(r) for r in re.findall(r"`+", text)]
+    fence = "`" * (max(runs, default=0) + 1)
+    pad = " " if runs and (text.startswith("`") or text.endswith("`")) else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def listed_tests(text: str) -> list[str]:
+    """The test names a template statement lists (``- `name` `` items; a name holding
+    backticks is fenced by more of them, CommonMark's code span)."""
+    out = []
+    for _, body in re.findall(r"^- (`+)(.+?)\1$", text, re.M):
+        out.append(body[1:-1] if body.startswith(" ") and body.endswith(" ") and body.strip() else body)
+    return out
+
+
 @dataclass
 class Statement:
     text: str
@@ -114,7 +133,7 @@ def template_statement(repo: str, failing: list[str], output: str, patch: str,
     error, left out when it would leak the fix."""
     shown, more = failing[:SHOWN_TESTS], max(0, len(failing) - SHOWN_TESTS)
     error = first_error(output)
-    values = {"repo": repo, "total": len(failing), "failing": shown, "more": more}
+    values = {"repo": repo, "total": len(failing), "failing": [code_span(t) for t in shown], "more": more}
     text = render("statement_template", **values, error=error)
     if error and leak(text, patch, fix_only):
         text = render("statement_template", **values, error="")

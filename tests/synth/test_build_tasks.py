@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 
 from datagen.cli.app import app
 from datagen.records.tasks import TaskRecord
-from datagen.synth.statements import MIN_QUOTED_LINE, added_lines
+from datagen.synth.statements import MIN_QUOTED_LINE, added_lines, listed_tests
 from tests.sealed import assert_sealed, envs_digest
 from tests.synth.buildkit import ROOT, SITE, make_minilib, read_tasks, run_build, sql, start_build
 
@@ -152,7 +152,7 @@ def test_statements_count_the_rows_and_are_unique(built):
         text, f2p = r["problem_statement"], r["FAIL_TO_PASS"]
         (count,) = re.findall(r"(\d+) tests? of its suite fails?", text)
         assert int(count) == len(f2p), (r["instance_id"], count, len(f2p))
-        listed = re.findall(r"^- `([^`]+)`$", text, re.M)
+        listed = listed_tests(text)
         more = re.findall(r"^- and (\d+) more$", text, re.M)
         assert listed == f2p[:len(listed)] and len(listed) + sum(map(int, more)) == len(f2p), r["instance_id"]
     texts = [" ".join(r["problem_statement"].split()) for r in rows]

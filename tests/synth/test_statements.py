@@ -8,7 +8,7 @@ import pytest
 
 from datagen.synth.baseline import Baseline, parse_coverage_json
 from datagen.synth.check import stable_output
-from datagen.synth.statements import RepoTokens, first_error, leak, template_statement
+from datagen.synth.statements import RepoTokens, first_error, leak, listed_tests, template_statement
 
 GOLDEN = Path(__file__).parent / "golden"
 CLEAN = {
@@ -91,3 +91,13 @@ def test_failure_output_without_run_times():
     out = "F.\n1 failed, 7 passed in 0.10s\n== 2 failed, 1 error in 12.34s (0:00:12) ==\n# duration_ms 12.5\n"
     assert stable_output(out) == "F.\n1 failed, 7 passed in 0.00s\n== 2 failed, 1 error in 0.00s ==\n# duration_ms 0\n"
     assert stable_output("E   assert slept in 5s\n") == "E   assert slept in 5s\n"  # the test's own words stay
+
+
+def test_test_names_with_backticks_stay_one_code_span_each():
+    """vitest titles quote code (destr's "parses string 'null' as `null`"): each listed name
+    is one CommonMark code span, and reading the list back gives the names and the count."""
+    failing = ["t > parses string 'null' as `null`", "t > plain", "`edge`", "t > two `` ticks"]
+    text = template_statement("destr", failing, "", "", set()).text
+    assert "- `` t > parses string 'null' as `null` ``" in text and "- `t > plain`" in text
+    assert "- `` `edge` ``" in text
+    assert listed_tests(text) == failing
