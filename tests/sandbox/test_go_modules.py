@@ -82,6 +82,17 @@ def test_a_gopath_era_task_replays_with_its_own_scripts(tmp_path):
 
 
 @needs_go
+def test_a_suite_that_go_vet_rejects_still_runs(tmp_path):
+    """``go test`` runs vet's printf check first and fails the package (nu7hatch/gouuid: a
+    ``%d`` given a string); the tests grade the task, so vet is off in every run and script."""
+    vetted = {**LEGACY, "calc/calc_test.go": LEGACY["calc/calc_test.go"].replace(
+        'if calc.Add(2, 3) != 5 {', 't.Logf("%d", "not a number")\n\tif calc.Add(2, 3) != 5 {')}
+    bug = ("calc/calc.go", "return a + b", "return a - b")
+    replay_validated(tmp_path, "go", _write(tmp_path / "fixture" / "vetted", vetted), bug,
+                     {"example.com/legacy/calc::TestAdd"})
+
+
+@needs_go
 def test_coverage_maps_each_line_to_the_tests_that_run_it(tmp_path):
     ok, reason = bwrap_works()
     if not ok:
