@@ -55,3 +55,22 @@ def test_a_bailing_script_still_reports_every_test(tmp_path):
     run = run_profile(profile, env, sandbox, work, limits)
     assert run.report_error is None, run.run.stdout[-1500:] + run.run.stderr[-1500:]
     assert sorted(run.results.values()) == ["fail", "fail"]
+
+
+def test_a_task_replays_where_the_projects_own_build_would_fail_on_the_bug(tmp_path):
+    """jshttp/content-type's ``prepare`` compiles the sources (``tsc --build``); npm runs it on
+    install, so the replay's setup failed on the bug before any test ran. The project's own
+    lifecycle scripts are off (``--ignore-scripts``; ``npm rebuild`` runs the dependencies')."""
+    from tests.sandbox.test_profiles_replay_more import replay_validated
+
+    src = tmp_path / "fixture" / "odd"
+    src.mkdir(parents=True)
+    (src / "package.json").write_text(json.dumps({
+        "name": "odd", "version": "1.0.0", "scripts": {"test": "mocha test.js", "prepare": "node build.js"},
+        "devDependencies": {"mocha": "10.8.2"}}))
+    (src / "index.js").write_text("module.exports = function(n) { return n % 2 === 1; };\n")
+    (src / "build.js").write_text("if (require('./index.js')(3) !== true) { console.error('build: bad'); "
+                                  "process.exit(1); }\n")  # a build that checks what it builds
+    (src / "test.js").write_text(TEST)
+    bug = ("index.js", "return n % 2 === 1", "return n !== 3 && n % 2 === 1")  # breaks one test of two
+    replay_validated(tmp_path, "mocha", src, bug, set())

@@ -2,9 +2,9 @@
 
 The runner is read from ``package.json`` (the word in ``scripts.test``, else the first of
 vitest, jest, mocha, ava among the dependencies). Dependencies are installed at setup with
-the lock file's package manager (``npm ci`` / ``pnpm install --frozen-lockfile`` / ``yarn
-install --frozen-lockfile``, ``npm install`` without a lock file) into the env folder, which
-every test run sees as a read-only ``node_modules`` symlink. A repo that commits its own
+the lock file's package manager (``npm ci --ignore-scripts && npm rebuild`` / ``pnpm install
+--frozen-lockfile`` / ``yarn install --frozen-lockfile``, ``npm install`` without a lock file)
+into the env folder, which every test run sees as a read-only ``node_modules`` symlink. A repo that commits its own
 ``node_modules`` is used as it is. Tools run as ``node_modules/.bin/<tool>``, the same path
 inside datagen and in the replay scripts.
 """
@@ -37,9 +37,13 @@ MOCHA_STDOUT = ".datagen-mocha-stdout"  # an old mocha's json report, printed on
 JS_RUNNERS = ("vitest", "jest", "mocha", "ava")  # looked up in this order among the dependencies
 LOCK_FILES = (("pnpm-lock.yaml", "pnpm"), ("yarn.lock", "yarn"), ("package-lock.json", "npm"),
               ("npm-shrinkwrap.json", "npm"))
+# npm: the project's own lifecycle scripts (``prepare``: often ``tsc --build``) are not run,
+# the dependencies' ones are (``npm rebuild``). A replay installs into the buggy tree, where
+# a build step would fail on the bug before any test ran (jshttp/content-type's ``prepare``).
 _INSTALL = {
-    "npm": ["npm", "ci", "--no-audit", "--no-fund"],
-    "npm-nolock": ["npm", "install", "--no-audit", "--no-fund", "--no-package-lock"],
+    "npm": ["sh", "-c", "npm ci --no-audit --no-fund --ignore-scripts && npm rebuild"],
+    "npm-nolock": ["sh", "-c",
+                   "npm install --no-audit --no-fund --no-package-lock --ignore-scripts && npm rebuild"],
     "pnpm": ["corepack", "pnpm", "install", "--frozen-lockfile"],
     "yarn": ["corepack", "yarn", "install", "--frozen-lockfile"],
 }
@@ -206,7 +210,8 @@ class JsProfile(Profile):
         elif has_deps:
             manager, lock = package_manager(src)
             argv = install_argv(src, manager)
-            install.append(InstallStep(name=f"{manager} install" if argv[0] == "sh" else " ".join(argv[:2]),
+            name = {"npm": "npm ci", "npm-nolock": "npm install"}.get(manager, f"{manager} install")
+            install.append(InstallStep(name=name,
                                        kind="command", args=argv, origin=lock or "package.json (no lock file)"))
         return EnvPlan(profile=self.name, toolchain=f"node{version}" if version else "node",
                        toolchain_request=request, toolchain_mismatch=mismatch, install=install,
