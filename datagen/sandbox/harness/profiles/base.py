@@ -91,6 +91,7 @@ class Profile:
     priority: ClassVar[int] = 100  # detection order: lower is asked first (ties: by name)
     report: ClassVar[str] = REPORT + ".xml"  # where a test run writes its report, in the working copy
     covers_lines: ClassVar[bool] = False  # per-test line coverage (``coverage``) is implemented
+    env_version: ClassVar[int] = 1  # raise it when ``ensure_env`` starts writing a different env folder
     # The env is ``EnvManager``'s (``datagen/sandbox/envs/python/manager.py``): the recipe's user plans
     # (``env.plan`` / ``env.overrides``) apply, each build attempt keeps its steps, and the tasks
     # build keeps a record per repo (``envs/<repo>.json``) for the ``repo_envs`` table.
@@ -139,8 +140,10 @@ class Profile:
         return EnvPlan(profile=self.name)
 
     def env_key(self, src: Path, plan: EnvPlan) -> str:
-        """The env cache key: the plan and the dependency files' content."""
-        h = hashlib.sha256(f"{self.name}\0{plan.key_material()}\0".encode())
+        """The env cache key: the plan, the dependency files' content and, once a profile
+        changes what its env folder holds, its ``env_version`` (older envs are then rebuilt)."""
+        version = f"v{self.env_version}\0" if self.env_version > 1 else ""  # v1: the keys of before
+        h = hashlib.sha256(f"{self.name}\0{plan.key_material()}\0{version}".encode())
         for rel in self.dependency_files(src):
             h.update(rel.encode() + b"\0" + (src / rel).read_bytes() + b"\0")
         return h.hexdigest()[:16]

@@ -4,9 +4,9 @@ The runner is read from ``package.json`` (the word in ``scripts.test``, else the
 vitest, jest, mocha, ava among the dependencies). Dependencies are installed at setup with
 the lock file's package manager (``npm ci --ignore-scripts && npm rebuild`` / ``pnpm install
 --frozen-lockfile`` / ``yarn install --frozen-lockfile``, ``npm install`` without a lock file)
-into the env folder, which every test run sees as a read-only ``node_modules`` symlink. A repo that commits its own
-``node_modules`` is used as it is. Tools run as ``node_modules/.bin/<tool>``, the same path
-inside datagen and in the replay scripts.
+into the env folder, which every test run sees as a read-only ``node_modules`` symlink. A
+repo that commits its own ``node_modules`` is used as it is. Tools run as
+``node_modules/.bin/<tool>``, the same path inside datagen and in the replay scripts.
 """
 
 from __future__ import annotations

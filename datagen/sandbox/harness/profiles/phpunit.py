@@ -4,9 +4,9 @@ Setup (network on) runs ``composer install`` in a copy of the repo inside the en
 run copies that ``vendor/`` into its working copy (Composer's autoloader finds the project
 relative to ``vendor/``, so a link would load the env's copy of the sources, not the run's).
 Where Packagist cannot be reached (or Composer is missing), a repo whose ``require`` needs no
-package runs on the machine's ``phpunit`` (Debian's): ``composer dump-autoload --dev`` (offline) writes
-the project's own autoloader from composer.json's ``autoload`` / ``autoload-dev``, and PHP
-prepends it to PHPUnit (``-d auto_prepend_file``), as ``vendor/bin/phpunit`` would load it.
+package runs on the machine's ``phpunit`` (Debian's): ``composer dump-autoload --dev``
+(offline) writes the project's own autoloader from composer.json's ``autoload`` /
+``autoload-dev``, and PHP prepends it to PHPUnit (``-d auto_prepend_file``), as ``vendor/bin/phpunit`` would load it.
 require-dev's tools (static analysers, code style) are then absent and said in the plan's
 notes. A repo whose ``require`` needs packages is recorded ``registry_unreachable: Packagist``
 (``toolchain_missing: composer`` without Composer). A subset is ``--filter`` with an anchored
@@ -15,7 +15,6 @@ regex of the ids.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 import shlex
@@ -98,8 +97,8 @@ def machine_phpunit() -> str:
     """The shell words that run the machine's PHPUnit, with the project's Composer autoloader
     (``vendor/autoload.php``, when there is one) loaded first, as ``vendor/bin/phpunit`` does."""
     return ('P=phpunit; if [ -x vendor/bin/phpunit ]; then P=vendor/bin/phpunit; '
-            'elif [ -f vendor/autoload.php ]; then P="php -d auto_prepend_file=$PWD/vendor/autoload.php '
-            '$(command -v phpunit)"; fi')
+            'elif [ -f vendor/autoload.php ]; then P="php -d auto_prepend_file=vendor/autoload.php '
+            '$(command -v phpunit)"; fi')  # relative: PHP resolves it against the include path (.)
 
 
 def phpunit_filter(tests: list[str]) -> str:
@@ -118,6 +117,7 @@ class PHPUnitProfile(Profile):
     priority = 80
     report = ".datagen-report.xml"
     image, image_default = "php:{version}-cli", "php:cli"
+    env_version = 2  # an env without ``composer install`` holds the project's autoloader
 
     def detect(self, src: Path, paths: list[str]) -> bool:
         configured = any((src / c).is_file() for c in CONFIGS) or "phpunit/phpunit" in composer_needs(src)
@@ -125,10 +125,6 @@ class PHPUnitProfile(Profile):
 
     def dependency_files(self, src: Path) -> list[str]:
         return [n for n in ("composer.json", "composer.lock") if (src / n).is_file()]
-
-    def env_key(self, src: Path, plan: EnvPlan) -> str:
-        # v2: an env without ``composer install`` holds the project's autoloader
-        return hashlib.sha256(f"{super().env_key(src, plan)}\0autoload-v2".encode()).hexdigest()[:16]
 
     def plan(self, src: Path) -> EnvPlan:
         data = read_json(src / "composer.json")
