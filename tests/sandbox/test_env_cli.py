@@ -19,6 +19,7 @@ from datagen.cli.app import app
 from datagen.records.env import EnvPlan
 from datagen.sandbox.envs.docker import HEREDOC
 from datagen.sandbox.harness.profiles.registry import get_profile
+from tests import tools
 
 runner = CliRunner()
 SAMPLES = Path(__file__).parents[2] / "sample_data"
@@ -123,8 +124,7 @@ def test_a_repo_no_profile_runs_and_an_unknown_runner_are_clear_errors(tmp_path)
 
 @pytest.mark.slow
 def test_build_makes_a_go_env_and_runs_its_suite(bwrap, tmp_path):
-    if shutil.which("go") is None:
-        pytest.skip("go is not installed")
+    tools.skip_unless("go")
     src = _copy("kvstore-go", tmp_path)
     r = runner.invoke(app, ["env", "build", str(src), "--set", "sandbox.backend=bwrap",
                             "--set", f"env.cache_dir={tmp_path / 'envs'}"])

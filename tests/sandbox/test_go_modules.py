@@ -5,7 +5,6 @@ Real go in the real sandbox; skipped where go is missing."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
@@ -16,9 +15,10 @@ from datagen.sandbox.harness.profiles.registry import get_profile
 from datagen.sandbox.harness.runners import ensure_env
 from datagen.sandbox.isolation.select import bwrap_works, untrusted_sandbox
 from datagen.synth.baseline import SuiteRunner, measure_baseline
+from tests import tools
 from tests.sandbox.test_profiles_replay_more import replay_validated
 
-needs_go = pytest.mark.skipif(shutil.which("go") is None, reason="toolchain missing: go")
+needs_go = tools.needs("go")
 
 LEGACY = {  # no go.mod; the import comment names the module; the external test package imports it
     "calc/calc.go": 'package calc // import "example.com/legacy/calc"\n\n'

@@ -4,8 +4,6 @@ untested example/ code before). Real make, cc and gcov in the real sandbox."""
 
 from __future__ import annotations
 
-import shutil
-
 import pytest
 
 from datagen.config.sandbox import EnvConfig, SandboxLimits
@@ -13,6 +11,7 @@ from datagen.sandbox.harness.profiles.registry import get_profile
 from datagen.sandbox.harness.runners import ensure_env
 from datagen.sandbox.isolation.select import bwrap_works, untrusted_sandbox
 from datagen.synth.baseline import SuiteRunner, measure_baseline
+from tests import tools
 
 REPO = {
     "Makefile": "CC = cc\nCFLAGS = -O0\n\ncheck: test_add test_mul\n\n"
@@ -26,7 +25,7 @@ REPO = {
 }
 
 
-@pytest.mark.skipif(any(shutil.which(t) is None for t in ("make", "cc", "gcov")), reason="make, cc or gcov missing")
+@tools.needs("make", "cc", "gcov")
 def test_each_make_test_maps_the_lines_it_runs(tmp_path):
     ok, reason = bwrap_works()
     if not ok:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import base64
 import hashlib
 import http.server
-import shutil
 import sys
 import threading
 import zipfile
@@ -25,6 +24,7 @@ from datagen.sandbox.envs.python.manager import EnvManager, EnvSetupError
 from datagen.sandbox.harness.profiles.registry import get_profile
 from datagen.sandbox.harness.runners import ensure_env
 from datagen.sandbox.isolation.select import bwrap_works, untrusted_sandbox
+from tests import tools
 
 LIMITS = SandboxLimits(timeout_s=300, memory_mb=4096, processes=256)
 
@@ -93,7 +93,7 @@ def test_a_python_env_installs_from_the_recipes_index(tmp_path, sandbox, index):
         EnvManager(config, sandbox, LIMITS).key(src)
 
 
-@pytest.mark.skipif(shutil.which("cargo") is None, reason="toolchain missing: cargo")
+@tools.needs("cargo")
 def test_cargo_fetch_goes_to_the_mirror_and_an_unreachable_one_is_said_plainly(tmp_path, sandbox):
     src = tmp_path / "crate"
     (src / "src").mkdir(parents=True)

@@ -27,6 +27,7 @@ from datagen.sandbox.harness.profiles.minitest import MINITEST_CHECK_AWK
 from datagen.sandbox.harness.profiles.phpunit import php_fits
 from datagen.sandbox.harness.profiles.registry import detect_profile, get_profile
 from datagen.sandbox.harness.profiles.rspec import RSPEC_CHECK_AWK, passed_key
+from tests import tools
 
 GOLDEN = Path(__file__).parent / "golden"
 SAMPLES = Path(__file__).parents[2] / "sample_data"
@@ -101,7 +102,7 @@ def test_minitest_verbose_lines():
     assert parse_minitest_verbose((GOLDEN / "minitest_verbose.txt").read_text()) == MINITEST
 
 
-@pytest.mark.skipif(shutil.which("ruby") is None, reason="toolchain missing: ruby")
+@tools.needs("ruby")
 def test_a_suite_needing_a_missing_gem_says_which(tmp_path):
     """jeremyevans/ruby-warning's helper requires minitest-global_expectations (RubyGems only):
     the baseline's words name the library instead of "no minitest run"."""

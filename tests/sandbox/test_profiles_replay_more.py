@@ -26,6 +26,7 @@ from datagen.sandbox.isolation.select import bwrap_works, get_sandbox, untrusted
 from datagen.synth.baseline import SuiteRunner, measure_baseline
 from datagen.synth.candidates import Candidate
 from datagen.synth.check import check_changes
+from tests import tools
 from tests.sealed import assert_sealed, emit_sealed
 
 pytestmark = pytest.mark.slow
@@ -100,9 +101,8 @@ def replay_validated(root: Path, runner: str, src: Path, bug: Bug, fail_to_pass:
     replay(root, root / "out" / task.repo_path, task.base_commit, task.setup_script, task.eval_script, task.patch)
 
 
-def needs(*tools: str) -> pytest.MarkDecorator:
-    missing = [t for t in tools if shutil.which(t) is None]
-    return pytest.mark.skipif(bool(missing), reason=f"toolchain missing: {', '.join(missing)}")
+def needs(*names: str) -> pytest.MarkDecorator:
+    return tools.needs(*names)
 
 
 def _maven_offline_ready() -> bool:

@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 
-import pytest
-
 from datagen.sandbox.harness.profiles._v8 import covered_lines
+from tests import tools
 
-pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="needs node")
+pytestmark = tools.needs("node")
 
 LIB = """\
 const banner = "\U0001F600 shapes";  // one character, two UTF-16 units: offsets after it shift

@@ -4,17 +4,14 @@ A real build of a Go module whose go.mod requires a module no registry here serv
 
 from __future__ import annotations
 
-import shutil
-
-import pytest
-
+from tests import tools
 from tests.conftest import MIT, git, write_tree
 from tests.synth.buildkit import run_build, sql
 
 GO_MOD = "module example.com/needsdep\n\ngo 1.19\n\nrequire example.invalid/dep v1.0.0\n"
 
 
-@pytest.mark.skipif(shutil.which("go") is None, reason="toolchain missing: go")
+@tools.needs("go")
 def test_the_failed_step_and_its_log_reach_the_manifest(tmp_path):
     repo = write_tree(tmp_path / "needsdep", {
         "LICENSE": MIT, "go.mod": GO_MOD,

@@ -15,6 +15,7 @@ import pytest
 from typer.testing import CliRunner
 
 from datagen.cli.app import app
+from tests import tools
 from tests.teachers.helpers import MODEL
 
 FAKE_SERVER = Path(__file__).with_name("fake_server.py")
@@ -189,8 +190,7 @@ def test_slurm_script_shape():
     assert cli("job", "slurm", "--gpus", "2").exit_code != 0  # no command given
 
 
-@pytest.mark.skipif(not os.path.exists("/usr/bin/curl") and not os.path.exists("/bin/curl"),
-                    reason="the script polls /health with curl")
+@tools.needs("curl")  # the script polls /health with curl
 @pytest.mark.slow
 def test_slurm_script_runs_end_to_end(tmp_path):
     """Run the printed script with bash: a stand-in `vllm` (vLLM cannot run here) serves the
@@ -238,8 +238,7 @@ def _free_port() -> int:
         return sock.getsockname()[1]
 
 
-@pytest.mark.skipif(not os.path.exists("/usr/bin/curl") and not os.path.exists("/bin/curl"),
-                    reason="the script polls /health with curl")
+@tools.needs("curl")  # the script polls /health with curl
 @pytest.mark.slow
 def test_slurm_replicas_split_the_gpus_and_the_requests(tmp_path):
     """--gpus 2 --tp 1: two stand-in `vllm serve` replicas, one GPU each, on two ports; the

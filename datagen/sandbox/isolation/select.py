@@ -26,7 +26,7 @@ def bwrap_works() -> tuple[bool, str]:
     refuse it namespaces). Returns (ok, reason)."""
     path = bwrap_path()
     if path is None:
-        return False, "bwrap not found on PATH"
+        return False, "bwrap not found on PATH (Debian package bubblewrap)"
     try:
         BwrapSandbox(path)
     except RuntimeError as exc:
