@@ -100,18 +100,21 @@ def test_cached_env_fails_an_env_holding_the_repos_code(bwrap, tmp_path):
 
 # -- real Python envs -----------------------------------------------------------------------
 @pytest.mark.slow
-def test_python_env_holds_the_projects_metadata_but_none_of_its_code(bwrap, tmp_path):
+@pytest.mark.parametrize("install", ["plain", "editable"])
+def test_python_env_holds_the_projects_metadata_but_none_of_its_code(bwrap, tmp_path, install):
     src = leakkit.write_project(tmp_path / "durkit")
     cfg = env_config(tmp_path)
     manager = EnvManager(cfg, bwrap, SandboxLimits(**LIMITS))
-    plan = manager.plan(src)
-    assert plan.project_install == "plain" and any(s.kind == "project" for s in plan.install)
+    plan = manager.plan(src).model_copy(update={"project_install": install})
+    assert any(s.kind == "project" for s in plan.install)
     env = manager.ensure(src, plan=plan)
     venv = Path(env.path) / "venv"
     assert leakkit.installed_copy(venv) == [] and env_leaks(Path(env.path), src) == []
     assert not list(venv.glob("lib/*/site-packages/durkit")), "the package folder is gone, bytecode too"
+    assert not list(venv.glob("lib/*/site-packages/*.pth")) or all(
+        "durkit" not in p.read_text() for p in venv.glob("lib/*/site-packages/*.pth")), "no path to a copy"
     assert list(venv.glob("lib/*/site-packages/durkit-1.2.0.dist-info/METADATA"))
-    assert not list((tmp_path / "envs" / ".uv-cache").rglob("durkit*.whl")), "no built wheel in the shared cache"
+    assert not list((tmp_path / "envs" / ".uv-cache").rglob("durkit*")), "no built wheel in the shared cache"
     attempt = manager.attempt_of(src, plan)
     assert any("taken out of the env" in n for n in attempt["plan"]["notes"]), attempt["plan"]["notes"]
     # a run imports the working copy's code and still finds the project's version

@@ -33,7 +33,7 @@ from datagen.records.env import EnvPlan, InstallStep
 from datagen.resources import env_cache_dir
 from datagen.sandbox.envs.leaks import LEAK_REASON, env_leaks, leak_detail
 from datagen.sandbox.envs.mirrors import mirror_env, mirrors_key, unreachable_registry
-from datagen.sandbox.envs.python.own import import_roots, own_distributions, strip_project
+from datagen.sandbox.envs.python.own import import_roots, strip_project
 from datagen.sandbox.envs.python.plan import python_plan, resolve_python
 from datagen.sandbox.isolation.base import DEFAULT_PATH, Sandbox
 
@@ -406,15 +406,19 @@ class _Builder:
     def _strip_project(self) -> None:
         """Take the project's own files out of the venv (``own.py``) and its built wheel out of
         the wheel cache: every task of the repo breaks that code, and runs can read the env."""
-        infos = own_distributions(self.venv, self.target / "src")
         removed, tops = strip_project(self.venv, self.target / "src")
         self.import_roots = [r for r in import_roots(self.target / "src", tops) if r not in ("", "src")]
         if removed:
             self.plan.notes.append(f"the project's own files taken out of the env ({len(removed)} files): "
                                    "its code is imported from the working copy")
-        if self.uv and infos:  # a wheel uv built from the clean tree stays out of the shared cache
-            names = sorted({i.name.split("-")[0] for i in infos})
-            self._run("uv cache clean (the project)", [self.uv, "cache", "clean", *names])
+        # the wheels uv built from local trees (the clean one: plain, editable) stay out of the
+        # shared cache; its buckets of registry downloads stay
+        cache = self.target / UV_CACHE
+        for bucket in sorted(cache.glob("*-v*/")):
+            for local in ("local", "editable", "path", "directory"):
+                shutil.rmtree(bucket / local, ignore_errors=True)
+        if self.uv and cache.is_dir():  # the unpacked wheels only those entries pointed to
+            self._run("uv cache prune", [self.uv, "cache", "prune"])
 
     def _step(self, step: InstallStep) -> Attempt | None:
         """One install step; an optional one that fails is retried spec by spec, and what
