@@ -6,6 +6,9 @@ plan the one it would use (the tasks recipe's ``env`` section, ``--set`` overrid
 for a profile whose env is ``EnvManager``'s (Python), a user's plan file (``env.plan`` /
 ``env.overrides``) else the rules'; save ``plan``'s output, edit it, and pass it back with
 ``--set env.plan=FILE``. Other profiles' plans are their rules'.
+
+``datagen env check TASKS`` scans every task's env for its answer (a fixed file, or a block
+of the fix's lines): no env may hold the repo's own code (docs/environments.md).
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ breaks, and a patch that ``exec``\\ s that copy was graded resolved.
 ``env_leaks`` scans an env folder after it is built: every regular file whose content is
 byte-identical to a code file of the clean snapshot is a leak, and the env fails with the
 reason ``env_holds_source`` (recorded in ``repo_envs.reason``), never a silent pass.
-``revealed`` is the per-task check (``datagen tasks check-envs``): a fixed file's content,
+``revealed`` is the per-task check (``datagen env check``): a fixed file's content,
 or a block of the fix's added lines, found anywhere in the env.
 """
 
