@@ -6,6 +6,9 @@ plan the one it would use (the tasks recipe's ``env`` section, ``--set`` overrid
 for a profile whose env is ``EnvManager``'s (Python), a user's plan file (``env.plan`` /
 ``env.overrides``) else the rules'; save ``plan``'s output, edit it, and pass it back with
 ``--set env.plan=FILE``. Other profiles' plans are their rules'.
+
+``datagen env check TASKS`` scans every task's env for its answer (a fixed file, or a block
+of the fix's lines): no env may hold the repo's own code (docs/environments.md).
 """
 
 from __future__ import annotations
@@ -166,3 +169,39 @@ def dockerfile_command(repo: Path = typer.Argument(..., help="the repo's working
     profile = _profile(src, runner)
     _, manager = _manager(recipe, set_, sandbox_needed=False)
     typer.echo(profile.dockerfile(_plan(profile, manager, src), src.name), nl=False)
+
+
+@app.command("check")
+def check_command(tasks: Path = typer.Argument(..., help="a tasks output folder, or a tasks.jsonl"),
+                  recipe: Path = _RECIPE, set_: list[str] = _SET) -> None:
+    """Check that no task's environment holds its answer: for every task, the env its
+    grading runs use is scanned for a file equal to one of its fixed files (the checkout
+    with the gold patch applied) and for text holding a block of the fix's added lines.
+    Give the build's ``env.cache_dir`` (``--set``) to check the envs the build used; envs
+    missing there are built. Exits 1 when any task's env equals a fixed file.
+
+    Examples:
+
+      datagen env check out/tasks --set env.cache_dir=out/envs-cache
+    """
+    import tempfile
+
+    from datagen.sandbox.harness.env_check import check_task_envs
+    from datagen.sandbox.harness.task_store import read_tasks
+
+    path = tasks / "tasks.jsonl" if (tasks / "tasks.jsonl").is_file() else tasks
+    cfg, manager = _manager(recipe, set_)
+    with tempfile.TemporaryDirectory(prefix="datagen-env-check-") as scratch:
+        rows = check_task_envs(read_tasks(path), cfg.env, manager.sandbox, cfg.sandbox.limits, Path(scratch))
+    for row in rows:
+        state = "SKIP" if row.skipped else "LEAK" if row.equal else "block" if row.blocks else "ok"
+        typer.echo(f"{state:5}  {row.task_id}  {row.runner}  fixed: {', '.join(row.fixed_files) or '-'}"
+                   + (f"  ({row.skipped})" if row.skipped else ""))
+        for hit in [*row.equal, *row.blocks][:5]:
+            typer.echo(f"         {hit}")
+    checked = [r for r in rows if not r.skipped]
+    equal, blocks = sum(bool(r.equal) for r in checked), sum(bool(r.blocks) for r in checked)
+    typer.echo(f"tasks: {len(rows)}, checked: {len(checked)}, env equals a fixed file: {equal}, "
+               f"env holds an added block of the fix: {blocks}")
+    if equal:
+        raise typer.Exit(1)

@@ -121,7 +121,7 @@ def outcome_of(row: RepoBaselineRow, tasks: int) -> str:
     if tasks:
         return "yielded"
     reason = row.reason or ""
-    if reason == "env_setup_failed" or reason.startswith("registry_unreachable"):
+    if reason in ("env_setup_failed", "env_holds_source") or reason.startswith("registry_unreachable"):
         return "env_failed"
     if reason in ("no_tests", "no_passing_tests", "no_test_runner"):
         return reason

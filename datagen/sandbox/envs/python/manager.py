@@ -31,7 +31,9 @@ from datagen.config.sandbox import EnvConfig, SandboxLimits
 from datagen.errors import SkipItem, UserError
 from datagen.records.env import EnvPlan, InstallStep
 from datagen.resources import env_cache_dir
+from datagen.sandbox.envs.leaks import LEAK_REASON, env_leaks, leak_detail
 from datagen.sandbox.envs.mirrors import mirror_env, mirrors_key, unreachable_registry
+from datagen.sandbox.envs.python.own import import_roots, strip_project
 from datagen.sandbox.envs.python.plan import python_plan, resolve_python
 from datagen.sandbox.isolation.base import DEFAULT_PATH, Sandbox
 
@@ -39,6 +41,9 @@ DEP_FILES = ("pyproject.toml", "setup.py", "setup.cfg", "requirements.txt", "Pip
              ".pytest.ini", "noxfile.py")
 LOG_TAIL = 4000
 UV_CACHE = ".uv-cache"
+# What an env folder holds, in its key: 2 = the project's own files taken out (``own.py``);
+# an env of before (the project installed into site-packages) is never reused.
+LAYOUT = 2
 
 
 class EnvSetupError(SkipItem):
@@ -60,10 +65,13 @@ class PythonEnv:
     env: dict[str, str] = field(default_factory=dict)
     pins: list[str] = field(default_factory=list)  # name==version of what it holds (``EnvPlan.pins``)
     version: str = ""  # the interpreter's X.Y
+    import_roots: tuple[str, ...] = ()  # repo folders besides the root and src/ the project imports from
 
     def run_env(self, workdir: Path) -> dict[str, str]:
-        """Variables for a test run in ``workdir`` (the repo imports from the working copy)."""
-        paths = [str(workdir / "src"), str(workdir)] if (workdir / "src").is_dir() else [str(workdir)]
+        """Variables for a test run in ``workdir`` (the repo imports from the working copy:
+        the env holds no copy of its code)."""
+        paths = [str(workdir / r) for r in self.import_roots if (workdir / r).is_dir()]
+        paths += [str(workdir / "src"), str(workdir)] if (workdir / "src").is_dir() else [str(workdir)]
         return {**self.env, "PYTHONPATH": os.pathsep.join(paths)}
 
 
@@ -191,7 +199,7 @@ class EnvManager:
         plan = plan or self.plan(repo)
         _, _, version = self._base(plan)
         h = hashlib.sha256()
-        h.update(json.dumps([version, self.config.model_dump(
+        h.update(json.dumps([version, LAYOUT, self.config.model_dump(
             include={"system_site_packages", "inherit_site_packages", "test_requirements", "installer"}),
             plan.key_material(), *([mirrors_key(self.config.mirrors)] if self.config.mirrors.any() else [])],
             sort_keys=True).encode())
@@ -245,13 +253,21 @@ class EnvManager:
                "PYTHONDONTWRITEBYTECODE": "1"}
         version = ".".join(str(info.get("python", "")).split(".")[:2])
         return PythonEnv(path=target, python=str(venv / "bin" / "python"), ro_paths=ro, env=env,
-                         pins=list(info.get("pins", [])), version=version)
+                         pins=list(info.get("pins", [])), version=version,
+                         import_roots=tuple(info.get("import_roots", [])))
 
     def build(self, repo: Path, target: Path, plan: EnvPlan) -> Attempt:
         """Run ``plan`` into ``target`` (an empty folder); ``ok.json`` or ``failed.json`` says
         how it went, ``attempt.json`` what each step did."""
         builder = _Builder(self, repo, target, plan)
         attempt = builder.run()
+        if attempt.outcome == "ok":
+            leaks = env_leaks(target, repo, limit=50)
+            if leaks:  # never a silent pass: the env would hand every task of the repo its answer
+                attempt.outcome, attempt.reason, attempt.failed_step = "failed", LEAK_REASON, "leak check"
+                attempt.error = leak_detail(leaks)
+                attempt.log_tail = "\n".join(map(str, leaks))[-LOG_TAIL:]
+                shutil.rmtree(target / "venv", ignore_errors=True)
         record = {"plan": json.loads(plan.model_dump_json()), "outcome": attempt.outcome,
                   **({"reason": attempt.reason} if attempt.outcome != "ok" else {}),
                   "failed_step": attempt.failed_step, "error": attempt.error, "log_tail": attempt.log_tail,
@@ -261,7 +277,8 @@ class EnvManager:
             (target / "ok.json").write_text(json.dumps(
                 {"dependency_files": [str(p.relative_to(repo)) for p in dependency_files(repo)],
                  "python": builder.version, "base_prefix": builder.prefix, "env": plan.env,
-                 "installer": attempt.installer, "seconds": attempt.seconds, "pins": builder.pins}))
+                 "installer": attempt.installer, "seconds": attempt.seconds, "pins": builder.pins,
+                 "import_roots": builder.import_roots}))
         else:
             (target / "failed.json").write_text(json.dumps(
                 {"error": attempt.error, "step": attempt.failed_step, "log_tail": attempt.log_tail,
@@ -278,6 +295,7 @@ class _Builder:
         self.uv = manager.uv
         self.log: list[str] = []
         self.pins: list[str] = []
+        self.import_roots: list[str] = []
         self.attempt = Attempt(plan=plan, installer="uv" if self.uv else "pip")
         self.venv = target / "venv"
         self.py = str(self.venv / "bin" / "python")
@@ -378,10 +396,29 @@ class _Builder:
             failed = self._step(step)
             if failed is not None:
                 return failed
+        if any(s.kind == "project" for s in steps):
+            self._strip_project()
         pins = self.m.sandbox.run([self.py, "-c", _PINS], self.target, self.m.limits, env=self.scratch,
                                   ro_paths=self.ro)
         self.pins = sorted(set(pins.stdout.split())) if pins.exit_code == 0 else []
         return self.attempt
+
+    def _strip_project(self) -> None:
+        """Take the project's own files out of the venv (``own.py``) and its built wheel out of
+        the wheel cache: every task of the repo breaks that code, and runs can read the env."""
+        removed, tops = strip_project(self.venv, self.target / "src")
+        self.import_roots = [r for r in import_roots(self.target / "src", tops) if r not in ("", "src")]
+        if removed:
+            self.plan.notes.append(f"the project's own files taken out of the env ({len(removed)} files): "
+                                   "its code is imported from the working copy")
+        # the wheels uv built from local trees (the clean one: plain, editable) stay out of the
+        # shared cache; its buckets of registry downloads stay
+        cache = self.target / UV_CACHE
+        for bucket in sorted(cache.glob("*-v*/")):
+            for local in ("local", "editable", "path", "directory"):
+                shutil.rmtree(bucket / local, ignore_errors=True)
+        if self.uv and cache.is_dir():  # the unpacked wheels only those entries pointed to
+            self._run("uv cache prune", [self.uv, "cache", "prune"])
 
     def _step(self, step: InstallStep) -> Attempt | None:
         """One install step; an optional one that fails is retried spec by spec, and what

@@ -307,11 +307,14 @@ def cached_env(profile: Profile, src: Path, plan: EnvPlan, ctx: EnvContext,
     """The env folder ``<cache>/<profile>-<key>``, made by ``build(target, step)`` on first use.
 
     One builder per key (a file lock; others wait, then reuse); a failed build is recorded
-    (``failed.json`` with the log tail) and not retried unless ``ctx.retry_failed``.
+    (``failed.json`` with the log tail) and not retried unless ``ctx.retry_failed``. A built
+    env that holds a copy of a code file of ``src`` fails (``env_holds_source``, emptied:
+    ``datagen/sandbox/envs/leaks.py``).
     ``step(name, argv, cwd, env=None, ro_paths=(), check=True)`` runs one install command in
     the sandbox with the network on (writable: the env folder only; ``cwd`` lies inside it)
     and raises ``EnvSetupError`` when a checked one fails.
     """
+    from datagen.sandbox.envs.leaks import LEAK_REASON, env_leaks, leak_detail
     from datagen.sandbox.envs.mirrors import keyed, mirror_env, unreachable_registry
     from datagen.sandbox.envs.python.manager import EnvSetupError, last_error
 
@@ -355,6 +358,14 @@ def cached_env(profile: Profile, src: Path, plan: EnvPlan, ctx: EnvContext,
             return ok
 
         build(target, step)
+        leaks = env_leaks(target, src, limit=50)
+        if leaks:  # never a silent pass: the env would hand every task of the repo its answer
+            error, tail = leak_detail(leaks), "\n".join(map(str, leaks))[-LOG_TAIL:]
+            for entry in target.iterdir():  # nothing of it stays readable
+                shutil.rmtree(entry) if entry.is_dir() and not entry.is_symlink() else entry.unlink()
+            failed.write_text(json.dumps({"error": error, "log_tail": tail, "reason": LEAK_REASON,
+                                          "step": "leak check", "at": started}))
+            raise EnvSetupError(error, tail, "leak check", reason=LEAK_REASON)
         (target / "ok.json").write_text(json.dumps(
             {"profile": profile.name, "plan": plan.model_dump(mode="json"),
              "seconds": round(time.time() - started, 2)}, sort_keys=True))

@@ -117,7 +117,9 @@ class PHPUnitProfile(Profile):
     priority = 80
     report = ".datagen-report.xml"
     image, image_default = "php:{version}-cli", "php:cli"
-    env_version = 2  # an env without ``composer install`` holds the project's autoloader
+    # 2: an env without ``composer install`` holds the project's autoloader; 3: only vendor/ of
+    # the install's folder stays (the rest was a copy of the clean tree)
+    env_version = 3
 
     def detect(self, src: Path, paths: list[str]) -> bool:
         configured = any((src / c).is_file() for c in CONFIGS) or "phpunit/phpunit" in composer_needs(src)
@@ -159,6 +161,9 @@ class PHPUnitProfile(Profile):
                     mode["autoload"] = step("composer dump-autoload", ["composer", "dump-autoload",
                                                                        "--dev", "--no-interaction"], work, env=env,
                                             ro_paths=php_etc())
+                for entry in work.iterdir():  # the env keeps vendor/ alone, no copy of the project's code
+                    if entry.name != "vendor":
+                        shutil.rmtree(entry) if entry.is_dir() and not entry.is_symlink() else entry.unlink()
             (target / "mode.json").write_text(json.dumps(mode), encoding="utf-8")
 
         if runtime_needs and not composer:
