@@ -128,42 +128,41 @@ def test_pushed_images_pin_the_tasks_and_lint_clean(sample_pool, tmp_path, monke
 
 
 VERIFIERS_LOAD = """
-import json, sys
+import json, shutil, sys
 from verifiers.v1.tasksets.harbor import HarborConfig, HarborTaskset
 from verifiers.v1.tasksets.harbor.taskset import cache_dir
-import shutil
-config = HarborConfig(dataset="datagen/pool")
-# where the loader keeps what `harbor download --export` fetched: the exported folders
-shutil.copytree(sys.argv[1], cache_dir(config))
-try:
-    tasks = [{"name": t.data.name, "image": t.data.image, "user": t.data.agent_user,
-              "separate": t.data.verifier is not None, "prompt": t.data.prompt[:40],
-              "upload": t.data.upload_environment} for t in HarborTaskset(config).load()]
-    print(json.dumps({"tasks": tasks}))
-except ValueError as exc:
-    print(json.dumps({"error": str(exc)}))
+out = {}
+for folder in sys.argv[1:]:
+    config = HarborConfig(dataset="datagen/" + folder.rstrip("/").rsplit("/", 1)[-1])
+    # where the loader keeps what `harbor download --export` fetched: the exported folders
+    shutil.copytree(folder, cache_dir(config))
+    try:
+        out[folder] = {"tasks": [
+            {"name": t.data.name, "image": t.data.image, "user": t.data.agent_user,
+             "separate": t.data.verifier is not None, "upload": t.data.upload_environment}
+            for t in HarborTaskset(config).load()]}
+    except ValueError as exc:
+        out[folder] = {"error": str(exc)}
+print(json.dumps(out))
 """
-
-
-def _load(folder: Path, home: Path) -> dict:
-    env = {**os.environ, "HOME": str(home)}
-    proc = run_script("verifiers", VERIFIERS_LOAD, str(folder), env=env, timeout=300)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
 def test_verifiers_harbor_taskset_loads_the_folders_that_name_an_image(sample_pool, tmp_path):
     assert version_of("verifiers", "verifiers") == "0.4.0"
     written, _ = write_harbor(sample_pool, tmp_path / "images", image_prefix="registry.test/org")
-    loaded = _load(tmp_path / "images", tmp_path / "home1")
-    assert "tasks" in loaded, loaded
-    tasks = {t["name"]: t for t in loaded["tasks"]}
+    write_harbor(sample_pool, tmp_path / "plain")
+    proc = run_script("verifiers", VERIFIERS_LOAD, str(tmp_path / "images"), str(tmp_path / "plain"),
+                      env={**os.environ, "HOME": str(tmp_path / "home")}, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    loaded = json.loads(proc.stdout.strip().splitlines()[-1])
+    images = loaded[str(tmp_path / "images")]
+    assert "tasks" in images, images
+    tasks = {t["name"]: t for t in images["tasks"]}
     assert sorted(tasks) == sorted(w.name for w in written)
     for folder in written:
         task = tasks[folder.name]
         assert task["image"].startswith("registry.test/org/sample-") and ":env-" in task["image"]
         assert task["user"] == "agent" and task["separate"] and not task["upload"]  # the Dockerfile stays beside
     # without an image the same loader refuses a Dockerfile-only task, as it says it does
-    write_harbor(sample_pool, tmp_path / "plain")
-    refused = _load(tmp_path / "plain", tmp_path / "home2")
+    refused = loaded[str(tmp_path / "plain")]
     assert "needs a pullable docker_image" in refused.get("error", ""), refused
