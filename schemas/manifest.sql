@@ -334,6 +334,7 @@ CREATE TABLE IF NOT EXISTS pool (
     created_at VARCHAR NOT NULL,
     version VARCHAR NOT NULL,
     environment_setup_commit VARCHAR NOT NULL,
+    env_pins VARCHAR[] NOT NULL,
     PRIMARY KEY (instruction_id)
 );
 

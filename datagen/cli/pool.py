@@ -120,6 +120,9 @@ def export_harbor_command(
     base_image: Annotated[str | None, typer.Option(
         "--base-image", help="FROM of every task's Dockerfile instead of its runner's toolchain image; pin it by "
         "digest (image@sha256:...).")] = None,
+    image_prefix: Annotated[str | None, typer.Option(
+        "--image-prefix", help="Name each task's image REGISTRY/PATH/<repo>:env-<key> in [environment].docker_image "
+        "(for trainers that pull instead of building; `datagen pool build-images` builds them).")] = None,
 ) -> None:
     """Write one Harbor task folder per instruction (instruction.md, task.toml,
     environment/Dockerfile, tests/test.sh, solution/solve.sh), for SkyRL, prime-rl and rLLM.
@@ -131,10 +134,49 @@ def export_harbor_command(
       datagen pool export-harbor /data/pool --out /data/harbor-tasks
 
       datagen pool export-harbor /data/pool --base-image python:3.11-slim@sha256:<digest>
+
+      datagen pool export-harbor /data/pool --image-prefix ghcr.io/org/tasks
     """
     from datagen.pool.exports import write_harbor
 
-    written, skipped = write_harbor(pool, out, base_image=base_image)
+    if base_image and "@sha256:" not in base_image:
+        typer.echo(f"note: --base-image {base_image} names no digest: Harbor's unpinned-image rule reports "
+                   "every FROM (pin it: image@sha256:...)", err=True)
+    written, skipped = write_harbor(pool, out, base_image=base_image, image_prefix=image_prefix)
     for name, reason in skipped.items():
         typer.echo(f"skipped {name}: {reason}", err=True)
     typer.echo(f"wrote {len(written)} Harbor task folders ({len(skipped)} skipped)", err=True)
+
+
+@app.command("build-images")
+def build_images_command(
+    folder: Annotated[Path, typer.Argument(help="A pool folder (its exports/harbor) or a folder of Harbor tasks.",
+                                           exists=True, file_okay=False)],
+    tool: Annotated[str, typer.Option("--tool", help="The container tool: docker, podman (or a path).")] = "docker",
+    push: Annotated[bool, typer.Option("--push", help="Push each image, then pin the tasks to its digest.")] = False,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Print the command lines, run nothing.")] = False,
+) -> None:
+    """Build the image each Harbor task names in [environment].docker_image (written by
+    `export-harbor --image-prefix`), once per image, with your container tool; with --push,
+    push it and pin the tasks to the pushed digest.
+
+    Examples:
+
+      datagen pool build-images /data/pool --dry-run
+
+      datagen pool build-images /data/pool --tool podman --push
+    """
+    from datagen.errors import UserError
+    from datagen.pool.exports import HARBOR_DIR
+    from datagen.pool.images import build_images
+
+    root = folder / HARBOR_DIR if (folder / HARBOR_DIR).is_dir() else folder
+    results = build_images(root, tool=tool, push=push, dry_run=dry_run, echo=typer.echo)
+    if not results:
+        raise UserError(f"no task under {root} names an image to build (export with --image-prefix)")
+    failed = [r for r in results if r["status"] == "failed"]
+    for r in failed:
+        typer.echo(f"failed {r['image']}: {r['command']} exited {r['exit_code']}\n{r['output']}", err=True)
+    typer.echo(f"{len(results)} images, {len(failed)} failed", err=True)
+    if failed:
+        raise typer.Exit(1)

@@ -8,5 +8,7 @@ Library entry points (the build calls these; the ``datagen pool`` CLI only the l
 - ``ledger.take / give_back / status / mirror_ledger``
 - ``leases.LeaseIndex(pool_dir)``: claim / commit / release / status (``datagen serve pool``)
 - ``exports.write_harbor(pool_dir)``: Harbor task folders (``datagen pool export-harbor``)
+- ``images.build_images(folder, tool)``: build / push the images those folders name
+  (``datagen pool build-images``)
 - ``manifest.record_pool(db, run_id, rows, dropped, shards, pool_dir)``
 """

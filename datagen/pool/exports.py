@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections import Counter
 from pathlib import Path
 
@@ -41,6 +42,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from datagen.errors import UserError
+from datagen.pool import harbor_env
 from datagen.pool.card import CardInfo, write_card
 from datagen.pool.harbor_env import BASE_TAG
 from datagen.pool.rows import PROMPTS, eval_script, reward_spec
@@ -220,15 +222,26 @@ def harbor_dockerfile(row: PoolRow, source: bytes, base_image: str | None = None
     (``datagen.pool.harbor_env``): the runner profile's image or ``base_image``, the source
     at ``base_commit`` in ``/testbed`` as a git checkout tagged ``datagen-base``, the plan's
     install, a non-root agent. None when the profile names no image and none is given."""
-    from datagen.pool import harbor_env
-
     profile = get_profile(row.runner)
     plan = harbor_env.task_plan(profile, source)
+    if row.env_pins:
+        plan = plan.model_copy(update={"pins": row.env_pins})
     image = base_image or harbor_env.image_of(profile, plan)
     return harbor_env.render(profile, plan, image) if image else None
 
 
-def _harbor_toml(row: PoolRow) -> str:
+def harbor_image(prefix: str, row: PoolRow, dockerfile: str, source: bytes) -> str:
+    """The image a task runs in when a trainer pulls instead of building:
+    ``<prefix>/<repo>:env-<key>``, the key a hash of the build context (the Dockerfile
+    and ``source.tar``), so tasks whose environments are the same bytes share one image."""
+    digest = hashlib.sha256()
+    for part in (dockerfile.encode(), source):
+        digest.update(len(part).to_bytes(8, "big") + part)
+    repo = re.sub(r"[^a-z0-9]+", "-", row.repo.lower()).strip("-") or "task"  # a valid path component
+    return f"{prefix.rstrip('/')}/{repo}:env-{digest.hexdigest()[:16]}"
+
+
+def _harbor_toml(row: PoolRow, docker_image: str | None = None) -> str:
     def q(value: str) -> str:
         return json.dumps(value, ensure_ascii=False)
 
@@ -238,8 +251,11 @@ def _harbor_toml(row: PoolRow) -> str:
         'category = "software-engineering"', f"tags = [{tags}]", f"task_id = {q(row.task_id)}",
         f"instruction_id = {q(row.instruction_id)}", f"group_size = {row.group_size}", "",
         # the verifier in an environment of its own: what the agent did to its sandbox cannot reach it
-        "[verifier]", "timeout_sec = 600.0", 'environment_mode = "separate"', "", "[agent]", "timeout_sec = 1800.0", "",
-        "[environment]", "build_timeout_sec = 1200.0", "cpus = 1", "memory_mb = 4096", "storage_mb = 10240", "",
+        "[verifier]", "timeout_sec = 600.0", 'environment_mode = "separate"', "",
+        # the Dockerfile's last USER: Harbor runs the agent as the user named here
+        "[agent]", "timeout_sec = 1800.0", f"user = {q(harbor_env.AGENT_USER)}", "",
+        "[environment]", *([f"docker_image = {q(docker_image)}"] if docker_image else []),
+        "build_timeout_sec = 1200.0", "cpus = 1", "memory_mb = 4096", "storage_mb = 10240", "",
     ])
 
 
@@ -267,7 +283,6 @@ if bash "$here/eval.sh"; then reward 1; else reward 0; fi
 
 def harbor_test_script() -> str:
     """``tests/test.sh`` (see its comments): the test-file rule is ``sandbox.protect``'s."""
-    import re
     import shlex
 
     from datagen.sandbox.harness.protect import ADDED_ERE, SETUP_DIRS, TEST_PATH_ERE, guard_lines
@@ -317,9 +332,11 @@ def _source_tar(row: PoolRow) -> bytes | None:
     return buf.getvalue()
 
 
-def harbor_task(row: PoolRow, folder: Path, prompts: Path = PROMPTS, base_image: str | None = None) -> str | None:
+def harbor_task(row: PoolRow, folder: Path, prompts: Path = PROMPTS, base_image: str | None = None,
+                image_prefix: str | None = None) -> str | None:
     """Write one Harbor task folder; returns why it was skipped (no source, no image for
-    its runner, a runner datagen does not know), else None."""
+    its runner, a runner datagen does not know), else None. With ``image_prefix`` the
+    task names its image (``harbor_image``) in ``[environment].docker_image``."""
     source = _source_tar(row)
     if source is None:
         return f"source not found: {row.repo_path}"
@@ -332,7 +349,7 @@ def harbor_task(row: PoolRow, folder: Path, prompts: Path = PROMPTS, base_image:
     user = next((m.content for m in row.prompt if m.role == "user"), row.problem_statement)
     files = {
         "instruction.md": user.rstrip("\n") + "\n",
-        "task.toml": _harbor_toml(row),
+        "task.toml": _harbor_toml(row, harbor_image(image_prefix, row, dockerfile, source) if image_prefix else None),
         "environment/Dockerfile": dockerfile,
         "tests/test.sh": harbor_test_script(),
         "tests/eval.sh": eval_script(row, prompts),
@@ -348,13 +365,16 @@ def harbor_task(row: PoolRow, folder: Path, prompts: Path = PROMPTS, base_image:
     return None
 
 
-def write_harbor(pool_dir: str | Path, out: str | Path | None = None,
-                 base_image: str | None = None) -> tuple[list[Path], dict[str, str]]:
+def write_harbor(pool_dir: str | Path, out: str | Path | None = None, base_image: str | None = None,
+                 image_prefix: str | None = None) -> tuple[list[Path], dict[str, str]]:
     """``exports/harbor/<task>/`` (``instruction.md``, ``task.toml``,
     ``environment/Dockerfile`` + ``source.tar``, ``tests/test.sh``, ``solution/solve.sh``)
     for every instruction of a pool folder, as SkyRL, prime-rl (verifiers) and rLLM read
     Harbor tasks; ``base_image`` (pin it by digest) replaces every runner's toolchain
-    image. Returns the folders written and ``{task: reason}`` of those skipped."""
+    image; ``image_prefix`` (a registry and path, e.g. ``ghcr.io/org/tasks``) names each
+    task's image in ``[environment].docker_image`` for trainers that pull instead of
+    building (``datagen pool build-images`` builds and pushes them). Returns the folders
+    written and ``{task: reason}`` of those skipped."""
     import shutil
 
     pool_dir = Path(pool_dir)
@@ -369,7 +389,7 @@ def write_harbor(pool_dir: str | Path, out: str | Path | None = None,
             if name in names:
                 name = f"{name}-{row.instruction_id}"
             names.add(name)
-            reason = harbor_task(row, root / name, base_image=base_image)
+            reason = harbor_task(row, root / name, base_image=base_image, image_prefix=image_prefix)
             if reason is None:
                 written.append(root / name)
             else:

@@ -26,6 +26,8 @@ from datagen.sandbox.envs.docker import HEREDOC, apt_install
 from datagen.sandbox.envs.python.docker import install_lines, python_tag
 
 BASE_TAG = "datagen-base"
+PINS_FILE = "/opt/datagen-pins.txt"
+AGENT_USER = "agent"
 
 
 def task_plan(profile, source_tar: bytes) -> EnvPlan:
@@ -58,8 +60,8 @@ def render(profile, plan: EnvPlan, image: str) -> str:
              f"FROM {image}", *([] if python else profile.image_tools(plan)),
              apt_install("git", "ca-certificates"),
              # the agent's user first: caches the setup fills under $HOME (~/.m2, ~/.gradle) are its
-             "RUN useradd -m -u 1000 agent 2>/dev/null || adduser -D -u 1000 agent",
-             "ENV HOME=/home/agent",
+             f"RUN useradd -m -u 1000 {AGENT_USER} 2>/dev/null || adduser -D -u 1000 {AGENT_USER}",
+             f"ENV HOME=/home/{AGENT_USER}",
              "WORKDIR /testbed",
              "COPY source.tar /tmp/source.tar",
              "RUN tar -xf /tmp/source.tar -C /testbed && rm /tmp/source.tar \\",
@@ -69,14 +71,20 @@ def render(profile, plan: EnvPlan, image: str) -> str:
         lines.append("ENV PIP_NO_INPUT=1 PIP_DISABLE_PIP_VERSION_CHECK=1 PYTHONDONTWRITEBYTECODE=1")
     lines += [f"ENV {key}={shlex.quote(value)}" for key, value in sorted(plan.env.items())]
     if python:
+        constraint = ""
+        if plan.pins:  # the versions the task's validating env held: every pip install keeps to them
+            constraint = PINS_FILE
+            lines += ["# the versions the env that validated the task held (its setup_script's pins)",
+                      f"RUN printf '%s\\n' {shlex.join(plan.pins)} > {constraint}"]
         # datagen's own runs take the test runner from the build's environment; the image needs its own
-        lines += [*install_lines(plan), "# the test runner the eval script calls", "RUN pip install pytest",
+        pip = f"pip install -c {constraint}" if constraint else "pip install"
+        lines += [*install_lines(plan, constraint), "# the test runner the eval script calls", f"RUN {pip} pytest",
                   "ENV PYTHONPATH=/testbed/src:/testbed"]
     else:
         for step in plan.install:
             lines.append(f"# {step.name}: {step.origin or '-'} ({step.source})")
         lines += [f"RUN <<'{HEREDOC}'", profile.setup_script(plan).rstrip("\n"), HEREDOC]
     # the setup ran as root (system packages); what the agent's runs write to becomes the agent's
-    lines += ['RUN chown -R 1000 /testbed /home/agent ${CARGO_HOME:-} ${GOPATH:-} 2>/dev/null; true',
-              "USER agent", ""]
+    lines += [f'RUN chown -R 1000 /testbed /home/{AGENT_USER} ${{CARGO_HOME:-}} ${{GOPATH:-}} 2>/dev/null; true',
+              f"USER {AGENT_USER}", ""]
     return "\n".join(lines)

@@ -90,6 +90,17 @@ def changed_files(diff: str) -> list[str]:
     return sorted({m.group(2) for m in _DIFF_FILE.finditer(diff)})
 
 
+def env_pins(task: PoolTaskInput) -> list[str]:
+    """The versions the task's validating env held, read by its runner's profile from its
+    ``setup_script`` ([] for a script without pins or a runner no profile knows)."""
+    if not task.setup_script:
+        return []
+    try:
+        return get_profile(task.runner).pins_of(task.setup_script)
+    except UserError:
+        return []
+
+
 def to_pool_row(task: PoolTaskInput, base: Path, group_size: int, checks: list[AuxCheck] | None = None,
                 prompts: Path = PROMPTS) -> PoolRow:
     """One pool row of a task: prompt, environment reference, reward spec and lineage.
@@ -105,6 +116,7 @@ def to_pool_row(task: PoolTaskInput, base: Path, group_size: int, checks: list[A
         source_files=task.relevant_files or changed_files(task.patch), strategy=task.strategy or None,
         statement_style=task.statement_style or None, parent_ids=task.parent_ids, hints_text=task.hints_text,
         created_at=task.created_at, version=task.version, environment_setup_commit=task.environment_setup_commit,
+        env_pins=env_pins(task),
     )
 
 

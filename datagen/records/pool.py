@@ -85,6 +85,9 @@ class PoolRow(Record):
     created_at: str = ""
     version: str = ""
     environment_setup_commit: str = ""
+    env_pins: list[str] = Field(default_factory=list, description="the exact versions (name==version) the "
+                                "task's validating env held (its setup_script's pins; empty when it has none): "
+                                "the Harbor Dockerfile installs under them")
 
 
 class PoolDropRow(Record):

@@ -6,10 +6,10 @@ request shapes, quoted from its source, where it does not:
   _fetch_rewards_via_http``, aiohttp, ``ClientTimeout(total=180)``, 5 tries 1 s apart;
 - slime (not on PyPI): ``slime/rollout/rm_hub/__init__.py`` ``remote_rm``: aiohttp POST of
   ``{prompt, response, label}``, ``ClientTimeout(total=120)``, ``raise_for_status``;
-- NeMo-Gym (not on PyPI): ``nemo_gym/base_resources_server.py`` (commit 011c338): POST
-  ``/seed_session`` (an empty body, answered ``{}``), ``/verify``, ``/aggregate_metrics``
-  ``{verify_responses}`` answered ``AggregateMetrics``; its client sends no auth header
-  and does not retry a 503.
+- NeMo-Gym: its request shapes here, beside the other clients (POST ``/seed_session``,
+  ``/verify``, ``/aggregate_metrics`` ``{verify_responses}``); its own ``ServerClient``
+  (nemo-gym 0.4.0 on PyPI, Python >= 3.12) drives the grader in ``test_nemo_gym.py``. Its
+  client sends no auth header and does not retry a 503.
 
 None of them sends an Authorization header: the token goes in the path, ``/t/<token>/``.
 A client that closes its socket mid-grade frees the worker within 2 s; an identical

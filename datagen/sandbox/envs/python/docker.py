@@ -33,23 +33,25 @@ def render_dockerfile(plan: EnvPlan, repo: str = "repo") -> str:
     return "\n".join(lines)
 
 
-def install_lines(plan: EnvPlan) -> list[str]:
+def install_lines(plan: EnvPlan, constraint: str = "") -> list[str]:
     """The plan's install steps as Dockerfile ``RUN`` lines (pip for Python plans; a
-    command step runs as it is), each after a comment naming where it came from."""
+    command step runs as it is), each after a comment naming where it came from; with
+    ``constraint`` (a file in the image) every pip install keeps to it (``-c``)."""
+    pip = f"pip install -c {shlex.quote(constraint)}" if constraint else "pip install"
     lines = []
     for step in plan.install:
         lines.append(f"# {step.name}: {step.origin or '-'} ({step.source})")
         if step.kind == "project":
             flag = "-e " if plan.project_install == "editable" else ""
-            lines.append(f"RUN pip install --no-deps {flag}. || echo 'project install failed: deps only, "
+            lines.append(f"RUN {pip} --no-deps {flag}. || echo 'project install failed: deps only, "
                          "source on PYTHONPATH'")
             continue
         args = " ".join(shlex.quote(a) for a in step.args)
         if step.kind == "command":
             lines.append(f"RUN {args}" + (" || echo 'optional step failed'" if step.optional else ""))
         elif step.optional:  # one by one when together they fail, as datagen's own build does
-            lines.append(f"RUN pip install {args} || (for r in {args}; do pip install \"$r\" || "
+            lines.append(f"RUN {pip} {args} || (for r in {args}; do {pip} \"$r\" || "
                          "echo \"skipped $r\"; done)")
         else:
-            lines.append(f"RUN pip install {args}")
+            lines.append(f"RUN {pip} {args}")
     return lines

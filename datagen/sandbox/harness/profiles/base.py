@@ -234,6 +234,11 @@ class Profile:
 
         return render_dockerfile(self, plan, repo)
 
+    def pins_of(self, setup_script: str) -> list[str]:
+        """The exact versions (``EnvPlan.pins``) a ``setup_script`` of this profile installs
+        under; [] when it pins nothing (the profile's scripts carry no pins)."""
+        return []
+
     def setup_script(self, plan: EnvPlan) -> str:
         """A bash script run in the repo's checkout (``$REPO_DIR``, default the current
         folder): installs what the tests need; may use the network."""

@@ -256,6 +256,14 @@ class PytestProfile(Profile):
             lines.append(cmd if step.optional else f"{cmd} || exit 1")
         return lines
 
+    def pins_of(self, setup_script: str) -> list[str]:
+        """The pins ``setup_commands`` wrote (its ``printf ... > pins.txt`` line)."""
+        for line in setup_script.splitlines():
+            if line.startswith("printf '%s\\n' ") and line.endswith(f"> {_VENV}/pins.txt"):
+                words = shlex.split(line.removesuffix(f" > {_VENV}/pins.txt"))
+                return sorted(w for w in words[2:] if "==" in w)
+        return []
+
     def eval_commands(self, plan: EnvPlan, tests: list[str]) -> list[str]:
         # pytest exits 0 only when every node id given ran and passed (an unknown id is exit 4).
         # A long list is split over several runs: one command line holds at most ARG_MAX
