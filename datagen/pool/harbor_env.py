@@ -22,6 +22,7 @@ import tempfile
 from pathlib import Path
 
 from datagen.records.env import EnvPlan
+from datagen.runtime.archive import extract_tar
 from datagen.sandbox.envs.docker import HEREDOC, apt_install
 from datagen.sandbox.envs.python.docker import install_lines, python_tag
 
@@ -35,7 +36,7 @@ def task_plan(profile, source_tar: bytes) -> EnvPlan:
     defaults, with a note, when its rules cannot read the source."""
     with tempfile.TemporaryDirectory(prefix="datagen-harbor-") as tmp:
         with tarfile.open(fileobj=io.BytesIO(source_tar)) as tar:
-            tar.extractall(tmp, filter="data")
+            extract_tar(tar, tmp)
         try:
             return profile.plan(Path(tmp))
         except (OSError, ValueError, KeyError) as exc:

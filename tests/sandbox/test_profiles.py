@@ -23,6 +23,7 @@ from datagen.sandbox.harness.profiles.base import Profile, ProfileEnv, Toolchain
 from datagen.sandbox.harness.profiles.go import go_test_argv
 from datagen.sandbox.harness.profiles.node import js_runner, satisfies
 from datagen.sandbox.harness.profiles.registry import detect_profile, get_profile, profile_names, profiles
+from tests import tools
 from tests.conftest import write_tree
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -142,6 +143,7 @@ def test_node_engines_ranges():
     assert satisfies("20.1.0", ">=16 <18") is False and satisfies("20.1.0", "whatever") is None
 
 
+@tools.needs("node")  # the engines check asks node for its version
 def test_js_plan_installs_with_the_lock_files_manager(tmp_path):
     (tmp_path / "package.json").write_text(json.dumps({"scripts": {"test": "jest"}, "devDependencies": {"jest": "1"},
                                                        "engines": {"node": ">=99"}}))

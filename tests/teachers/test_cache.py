@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import multiprocessing as mp
-
-import pytest
+import time
 
 from datagen.config.teacher import Sampling
 from datagen.teachers import RequestCache, TeacherRequest, TeacherResult, make_teacher, request_key
@@ -68,15 +68,22 @@ def test_cache_off(server, tmp_path):
 
 def test_crashed_run_resumes_from_what_was_answered(server, tmp_path):
     reqs = [ask(f"q{i}") for i in range(8)]
-    with server(faults={"q6": ["hang"], "q7": ["hang"]}, hang_s=5) as s:
-        cfg = fast_config(s.base_url, tmp_path / "c", timeout_s=5)
+    with server(faults={"q6": ["hang"], "q7": ["hang"]}, hang_s=10) as s:
+        cfg = fast_config(s.base_url, tmp_path / "c", timeout_s=10)
         teacher = make_teacher(cfg)
 
         async def crash():
-            await asyncio.wait_for(teacher.agenerate(reqs), timeout=0.5)
+            """The run dies once the six answered requests are cached (however loaded the
+            machine), while q6 and q7 still hang."""
+            run = asyncio.ensure_future(teacher.agenerate(reqs))
+            deadline = time.monotonic() + 60
+            while teacher.cache.count() < 6 and time.monotonic() < deadline and not run.done():
+                await asyncio.sleep(0.02)
+            run.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await run
 
-        with pytest.raises(TimeoutError):
-            asyncio.run(crash())
+        asyncio.run(crash())
         assert teacher.cache.count() == 6
         s.reset_counts()
         results = make_teacher(cfg).generate(reqs)

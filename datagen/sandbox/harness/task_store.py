@@ -18,6 +18,7 @@ from pydantic import ValidationError
 
 from datagen.errors import SkipItem, UserError
 from datagen.records.tasks import TaskRecord
+from datagen.runtime.archive import extract_tar
 
 
 def read_tasks(path: Path, record: type[TaskRecord] = TaskRecord) -> list[tuple[TaskRecord, Path]]:
@@ -66,7 +67,7 @@ def materialize(task: TaskRecord, base: Path, dest: Path) -> None:
         if proc.returncode != 0:
             raise SkipItem("bad_base_commit", proc.stderr.decode(errors="replace").strip()[:300])
         with tarfile.open(fileobj=io.BytesIO(proc.stdout)) as tar:
-            tar.extractall(dest, filter="data")
+            extract_tar(tar, dest)
     else:
         shutil.copytree(src, dest, symlinks=True, dirs_exist_ok=True,
                         ignore=shutil.ignore_patterns(".git"))
