@@ -364,8 +364,11 @@ class NodeTestProfile(JsProfile):
         return ["node", "--test"]
 
     def test_command(self, env: ProfileEnv, workdir: Path, tests: list[str] | None) -> list[str]:
-        # ids name no file: the whole suite runs (node's own discovery), results are read per id
-        return ["node", "--test", "--test-reporter=junit", f"--test-reporter-destination={self.report}"]
+        # ids name no file: the whole suite runs (node's own discovery), results are read per id;
+        # the spec reporter on stdout keeps what a test file printed (a module it could not
+        # load), which the JUnit report reduces to "test failed"
+        return ["node", "--test", "--test-reporter=junit", f"--test-reporter-destination={self.report}",
+                "--test-reporter=spec", "--test-reporter-destination=stdout"]
 
     def read_report(self, workdir: Path, run) -> str | None:
         return Profile.read_report(self, workdir, run)
