@@ -92,6 +92,6 @@ class MinitestProfile(Profile):
         return ruby_setup_lines(plan)
 
     def eval_commands(self, plan: EnvPlan, tests: list[str]) -> list[str]:
-        return [*ruby_eval_prefix(), f"$RUN {shlex.join(minitest_argv(tests))} > .datagen-eval.txt 2>&1",
+        return [*ruby_eval_prefix(plan), f"$RUN {shlex.join(minitest_argv(tests))} > .datagen-eval.txt 2>&1",
                 "export IDS=" + shlex.quote("\n".join(tests)),
                 f"awk {shlex.quote(MINITEST_CHECK_AWK)} .datagen-eval.txt", "exit $?"]

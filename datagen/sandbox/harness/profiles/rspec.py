@@ -93,6 +93,6 @@ class RSpecProfile(Profile):
         run = ["rspec", "--no-color", "--format", "json", "--out", ".datagen-eval.json", "--format", "progress",
                *rspec_selection(tests)]
         keys = "\n".join(passed_key(t) for t in tests)
-        return [*ruby_eval_prefix(), f"$RUN {shlex.join(run)}",
+        return [*ruby_eval_prefix(plan), f"$RUN {shlex.join(run)}",
                 "export IDS=" + shlex.quote("\n".join(tests)), "export KEYS=" + shlex.quote(keys),
                 f"awk {shlex.quote(RSPEC_CHECK_AWK)} .datagen-eval.json", "exit $?"]
