@@ -133,7 +133,7 @@ def ensure_ruby_env(profile, src: Path, plan: EnvPlan, ctx: EnvContext) -> Profi
     went_on = SYSTEM if mode == "system" and plan.install else ""
     update: dict = {"notes": [*plan.notes, notes[mode]], "fallback": went_on}
     if went_on:
-        update["pins"] = machine_gems(profile.name)
+        update["pins"] = machine_gems(profile.tool_gem)
     plan = plan.model_copy(update=update)
     return ProfileEnv(profile.name, plan, path=target, env=env, ro_paths=(target,), links=links, extra=mode)
 
@@ -143,15 +143,15 @@ def ruby_prefix(env: ProfileEnv) -> list[str]:
     return [bundler(), "exec"] if env.extra in ("bundle-path", "bundle-system") and bundler() else []
 
 
-def machine_gems(profile: str) -> list[str]:
-    """The test tool's gem on this machine, as ``name==version`` (``rspec-core==3.13.0``): what
-    a replay installs where the machine it runs on lacks it ([] for minitest, which ships with
-    Ruby, or when there is no such gem here)."""
-    if profile != "rspec" or shutil.which("gem") is None:
+def machine_gems(gem: str) -> list[str]:
+    """The test tool's gem on this machine, as ``name==version`` (``rspec==3.12.0``): what a
+    replay installs where the machine it runs on lacks it ([] for no gem, e.g. minitest's,
+    which ships with Ruby, or when the gem is not here)."""
+    if not gem or shutil.which("gem") is None:
         return []
-    out = subprocess.run(["gem", "list", "--exact", "--local", "rspec"], capture_output=True, text=True).stdout
-    m = re.search(r"^rspec \((?:default: )?([\w.]+)", out, re.M)
-    return [f"rspec=={m.group(1)}"] if m else []
+    out = subprocess.run(["gem", "list", "--exact", "--local", gem], capture_output=True, text=True).stdout
+    m = re.search(rf"^{re.escape(gem)} \((?:default: )?([\w.]+)", out, re.M)
+    return [f"{gem}=={m.group(1)}"] if m else []
 
 
 def ruby_setup_lines(plan: EnvPlan) -> list[str]:

@@ -55,6 +55,7 @@ class MinitestProfile(Profile):
     priority = 75
     report = ".datagen-report.txt"
     image, image_default = "ruby:{version}", "ruby:3"
+    tool_gem = ""  # none to install on a replay: minitest ships with Ruby
 
     def detect(self, src: Path, paths: list[str]) -> bool:
         tests = [p for p in paths if p.startswith("test/") and p.endswith(".rb")]

@@ -59,6 +59,7 @@ class RSpecProfile(Profile):
     priority = 70
     report = ".datagen-report.json"
     image, image_default = "ruby:{version}", "ruby:3"
+    tool_gem = "rspec"  # the gem of the test tool a replay on the machine's gems installs where missing
 
     def detect(self, src: Path, paths: list[str]) -> bool:
         return any(p.endswith("_spec.rb") for p in paths)
