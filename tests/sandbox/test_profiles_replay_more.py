@@ -195,12 +195,14 @@ UNREACHABLE_GROUP = 'group :test do\n  gem "zz-coverage-reporter-nowhere", requi
 no_bundler = pytest.mark.skipif(not bundler(), reason="toolchain missing: bundler")
 
 
-def _replay_past_a_failed_gemfile(tmp_path: Path, runner: str, src: Path, bug: Bug, fail_to_pass: set[str]) -> None:
+def _replay_past_a_failed_gemfile(tmp_path: Path, runner: str, src: Path, bug: Bug, fail_to_pass: set[str],
+                                  pass_to_pass: frozenset[str] | set[str] = frozenset()) -> None:
     """The env went on with the machine's gems (``fallback`` system); the task's setup
     script says so, runs no ``bundle install`` and exits 0, and its eval script runs the
     tests without ``bundle exec``, as validation did."""
     task = validated_task(tmp_path, runner, src, bug)
     assert fail_to_pass <= set(task.FAIL_TO_PASS), task.FAIL_TO_PASS
+    assert pass_to_pass <= set(task.PASS_TO_PASS), task.PASS_TO_PASS
     assert "went on" in task.setup_script and "no bundle install" in task.setup_script
     assert "install --local" not in task.setup_script and "exec" not in task.eval_script.split("RUN=", 1)[1][:40]
     replay(tmp_path, tmp_path / "out" / task.repo_path, task.base_commit, task.setup_script, task.eval_script,
@@ -212,9 +214,16 @@ def _replay_past_a_failed_gemfile(tmp_path: Path, runner: str, src: Path, bug: B
 def test_ruby_task_replays_with_rspec_past_a_gemfile_group_bundler_cannot_install(tmp_path):
     src = _copy(SAMPLES / "ledger-rb", tmp_path / "fixture" / "ledger-rb")
     (src / "Gemfile").write_text((src / "Gemfile").read_text() + "\n" + UNREACHABLE_GROUP)
+    # one-liners: their descriptions exist only once they ran (no ``-e`` selects them), and
+    # they are PASS_TO_PASS tests the eval script must run
+    (src / "spec" / "shape_spec.rb").write_text('RSpec.describe Ledger::Money do\n'
+                                                '  subject { described_class.new(5, "EUR") }\n\n'
+                                                "  it { is_expected.to respond_to(:allocate) }\n"
+                                                "  it { is_expected.not_to be_zero }\nend\n")
     bug = ("lib/ledger/money.rb", "i < extra ? base + 1 : base", "i <= extra ? base + 1 : base")
     _replay_past_a_failed_gemfile(tmp_path, "rspec", src, bug,
-                                  {"spec/money_spec.rb::Ledger::Money allocates without losing a cent"})
+                                  {"spec/money_spec.rb::Ledger::Money allocates without losing a cent"},
+                                  {"spec/shape_spec.rb::Ledger::Money is expected to respond to #allocate"})
 
 
 MINITEST_FIXTURE = {
