@@ -140,6 +140,18 @@ def _print_repo_outcomes(result, console: Console) -> None:
     line = "; ".join(f"{k}: {len(v)}" + ("" if k == "yielded" else f" ({', '.join(v[:4])})")
                      for k, v in sorted(groups.items(), key=lambda kv: (kv[0] != "yielded", kv[0])))
     console.print(f"repos by outcome: {line}")
+    for r in result.repos:  # a repo that gives nothing: why, in its runner's or installer's words
+        if r.reason and getattr(r, "detail", ""):
+            console.print(f"  {r.repo}: {r.reason}: {_one_line(r.detail, WHY_CHARS)}", markup=False,
+                          highlight=False, soft_wrap=True)
+
+
+WHY_CHARS = 400  # of a repo's detail in the summary (the manifest's repo_baselines.detail holds it whole)
+
+
+def _one_line(text: str, width: int) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[:width - 3] + "..."
 
 
 def print_pool_summary(result, console: Console | None = None) -> None:

@@ -49,6 +49,11 @@ class EnvPlan(Record):
     write_files: dict[str, str] = Field(default_factory=dict, description="files the build backend would "
                                         "generate in the working copy (e.g. a VCS version file), path -> text; "
                                         "written into the source before tests run when missing")
+    fallback: str = Field("", description="where the built env went on past a failed optional step, in its "
+                          "profile's words (rspec / minitest 'system': bundle install failed, the tests ran on the "
+                          "machine's gems; phpunit 'autoload': composer install failed, the project's autoloader "
+                          "and the machine's PHPUnit); the replay scripts go on the same way and say so; '' when "
+                          "no step failed (not part of the env's key)")
     pins: list[str] = Field(default_factory=list, description="the exact versions (name==version) the built "
                             "env held when it validated the tasks; the setup_script installs under them as "
                             "constraints, so a replay gets the same test tools (not part of the env's key)")

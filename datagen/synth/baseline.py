@@ -89,6 +89,10 @@ class SuiteRunner:
         # the copy's folder has a random name: outputs that show it would differ between builds
         out = {k: getattr(result.run, k).replace(str(work), ".") for k in ("stdout", "stderr")}
         result.run = result.run.model_copy(update=out)
+        if any(str(work) in t for t in result.results):  # node's id of a test file that failed to load
+            result.results = {t.replace(f"{work}/", "").replace(str(work), "."): s for t, s in result.results.items()}
+        result.why = result.why.replace(str(work), ".")
+        result.report_error = result.report_error and result.report_error.replace(str(work), ".")
         return result
 
     def coverage(self) -> dict[str, dict[int, list[str]]]:
@@ -104,6 +108,15 @@ class SuiteRunner:
             return self.profile.coverage(self.env, self.sandbox, work, limits, self.ro_paths)
         finally:
             shutil.rmtree(work, ignore_errors=True)
+
+
+def no_passing_detail(base: Baseline, first: TestRun, shown: int = 3) -> str:
+    """Why no test passed: the counts, the first failing ids and the runner's own words
+    (a collection error, a missing module, a file that failed to load)."""
+    detail = f"{len(base.failing)} failing, {len(base.flaky)} flaky"
+    if base.failing:
+        detail += ": " + ", ".join(base.failing[:shown]) + (", ..." if len(base.failing) > shown else "")
+    return detail + (f"; the runner: {first.why}" if first.why else "")
 
 
 def measure_baseline(suite: SuiteRunner, runs: int, with_coverage: bool) -> Baseline:
@@ -145,7 +158,8 @@ def measure_baseline(suite: SuiteRunner, runs: int, with_coverage: bool) -> Base
     base.stable = sorted(t for t, s in first.results.items() if s == "pass" and t not in flaky)
     base.failing = sorted(t for t, s in first.results.items() if s in ("fail", "error") and t not in flaky)
     if not base.stable:
-        base.reason, base.detail = "no_passing_tests", f"{len(base.failing)} failing, {len(flaky)} flaky"
+        base.reason = "no_passing_tests"
+        base.detail = no_passing_detail(base, first)
         return base
     if with_coverage and suite.profile.covers_lines and not suite.subset:  # a subset: checked whole
         base.line_tests = suite.coverage()

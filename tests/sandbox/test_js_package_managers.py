@@ -123,3 +123,22 @@ def test_a_lock_that_does_not_match_package_json_fails_the_install(tmp_path):
     src = _repo(tmp_path / "repo", "pnpm", PNPM_LOCK, version="6.0.0")  # the lock says 7.0.0
     with pytest.raises(EnvSetupError, match="pnpm install failed"):
         _env(src, tmp_path)
+
+
+def test_vitest_bundles_an_es_module_config_beside_the_packages(tmp_path):
+    """vite bundles an ES-module ``vitest.config.js`` into ``node_modules/.vite-temp`` (d3-format):
+    each working copy's ``node_modules`` is a folder of its own (symlinks into the read-only
+    env), so the config loads, the suite runs as the config says, and the env is untouched."""
+    src = tmp_path / "repo"
+    shutil.copytree(Path(__file__).parents[2] / "sample_data" / "intervals-ts", src)
+    (src / "vitest.config.js").write_text('import {defineConfig} from "vitest/config";\n\n'
+                                         'export default defineConfig({test: {include: ["test/set.test.ts"]}});\n')
+    profile, sandbox, limits, env = _env(src, tmp_path, "vitest")
+    work = tmp_path / "work"
+    shutil.copytree(src, work)
+    run = run_profile(profile, env, sandbox, work, limits)
+    assert run.report_error is None, run.report_error
+    assert run.results and {t.split(" > ")[0] for t in run.results} == {"test/set.test.ts"}
+    assert all(s == "pass" for s in run.results.values())
+    assert (work / "node_modules").is_dir() and not (work / "node_modules").is_symlink()
+    assert not (env.path / "node_modules" / ".vite-temp").exists()

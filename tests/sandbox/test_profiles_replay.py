@@ -81,9 +81,10 @@ CASES = {"pytest": lambda: PY, "node": lambda: NODE, "go": lambda: GO, "cargo": 
          "vitest": lambda: _sample("intervals-ts")}
 
 
-def make_task(root: Path, runner: str) -> TaskRecord:
+def make_task(root: Path, runner: str, case: str = "") -> TaskRecord:
     """The task of the hand-made bug, validated and committed as ``datagen build tasks`` does."""
-    src = write_tree(root / "src", CASES[runner]())
+    case = case or runner
+    src = write_tree(root / "src", CASES[case]())
     profile = get_profile(runner)
     assert profile.detect(src, [p.relative_to(src).as_posix() for p in src.rglob("*") if p.is_file()])
     sandbox, limits = untrusted_sandbox("auto"), SandboxLimits(timeout_s=120)
@@ -93,7 +94,7 @@ def make_task(root: Path, runner: str) -> TaskRecord:
     suite = SuiteRunner(runner, src, sandbox, limits, env, root / "scratch")
     base = measure_baseline(suite, 1, False)
     assert base.reason is None, base.detail
-    path, old, new = BUGS[runner]
+    path, old, new = BUGS[case]
     text = (src / path).read_text()
     changes = {path: text.replace(old, new, 1)}
     verdict = check_changes(suite, base, changes, [], 1)
@@ -137,3 +138,37 @@ def test_task_replays_with_plain_bash(tmp_path, runner):
     test_file = next(p for p in sorted(CASES[runner]()) if is_protected(p))
     assert_test_edits_fail(clone, task, test_file, lambda script: bash(script, clone))
     shutil.rmtree(clone / "node_modules", ignore_errors=True)
+
+
+PY_OPTIONAL = {
+    "pyproject.toml": '[project]\nname = "calc"\nversion = "0.1.0"\n\n[project.optional-dependencies]\n'
+                      'test = ["six", "zz-no-such-dist-anywhere"]\n\n[tool.pytest.ini_options]\n'
+                      'testpaths = ["tests"]\n',
+    "calc.py": PY["calc.py"],
+    "tests/test_calc.py": "import six\n\n" + PY["tests/test_calc.py"],
+}
+
+
+def test_pytest_task_replays_past_a_test_dependency_no_index_has(tmp_path):
+    """The test extras name a distribution no index serves: the env installs the others one by
+    one and goes on without it; the task's setup script does the same (and says so), so the
+    replay has ``six`` and passes after the fix."""
+    ok, reason = bwrap_works()
+    if not ok:
+        pytest.skip(f"bwrap unavailable: {reason}")
+    CASES["pytest-optional"] = lambda: PY_OPTIONAL
+    BUGS["pytest-optional"] = BUGS["pytest"]
+    try:
+        task = make_task(tmp_path, "pytest", "pytest-optional")
+    finally:
+        del CASES["pytest-optional"], BUGS["pytest-optional"]
+    assert "went on without it" in task.setup_script and "for spec in" in task.setup_script
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", str(tmp_path / "out" / task.repo_path), str(clone)], check=True)
+    subprocess.run(["git", "-C", str(clone), "checkout", "-q", task.base_commit], check=True)
+    setup = bash(task.setup_script, clone)
+    assert setup.returncode == 0 and "went on without zz-no-such-dist-anywhere" in setup.stderr, setup.stderr[-2000:]
+    assert bash(task.eval_script, clone).returncode != 0
+    subprocess.run(["git", "-C", str(clone), "apply", "-"], input=task.patch, text=True, check=True)
+    after = bash(task.eval_script, clone)
+    assert after.returncode == 0, after.stdout[-2000:] + after.stderr[-2000:]

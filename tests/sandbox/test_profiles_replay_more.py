@@ -20,6 +20,7 @@ import pytest
 
 from datagen.config.sandbox import EnvConfig, SandboxLimits
 from datagen.records.tasks import TaskRecord
+from datagen.sandbox.harness.profiles._ruby import bundler
 from datagen.sandbox.harness.profiles.registry import get_profile
 from datagen.sandbox.harness.runners import ensure_env, run_profile
 from datagen.sandbox.isolation.select import bwrap_works, get_sandbox, untrusted_sandbox
@@ -188,6 +189,43 @@ def test_ruby_task_replays_with_rspec(tmp_path):
                      {"spec/money_spec.rb::Ledger::Money allocates without losing a cent"})
 
 
+# A Gemfile whose test group asks for a gem no registry here serves (the coveralls of
+# necromancer and rainbow: RubyGems is unreachable): Bundler fails with and without the network.
+UNREACHABLE_GROUP = 'group :test do\n  gem "zz-coverage-reporter-nowhere", require: false\nend\n'
+no_bundler = pytest.mark.skipif(not bundler(), reason="toolchain missing: bundler")
+
+
+def _replay_past_a_failed_gemfile(tmp_path: Path, runner: str, src: Path, bug: Bug, fail_to_pass: set[str],
+                                  pass_to_pass: frozenset[str] | set[str] = frozenset()) -> None:
+    """The env went on with the machine's gems (``fallback`` system); the task's setup
+    script says so, runs no ``bundle install`` and exits 0, and its eval script runs the
+    tests without ``bundle exec``, as validation did."""
+    task = validated_task(tmp_path, runner, src, bug)
+    assert fail_to_pass <= set(task.FAIL_TO_PASS), task.FAIL_TO_PASS
+    assert pass_to_pass <= set(task.PASS_TO_PASS), task.PASS_TO_PASS
+    assert "went on" in task.setup_script and "no bundle install" in task.setup_script
+    assert "install --local" not in task.setup_script and "exec" not in task.eval_script.split("RUN=", 1)[1][:40]
+    replay(tmp_path, tmp_path / "out" / task.repo_path, task.base_commit, task.setup_script, task.eval_script,
+           task.patch)
+
+
+@needs("ruby", "rspec")
+@no_bundler
+def test_ruby_task_replays_with_rspec_past_a_gemfile_group_bundler_cannot_install(tmp_path):
+    src = _copy(SAMPLES / "ledger-rb", tmp_path / "fixture" / "ledger-rb")
+    (src / "Gemfile").write_text((src / "Gemfile").read_text() + "\n" + UNREACHABLE_GROUP)
+    # one-liners: their descriptions exist only once they ran (no ``-e`` selects them), and
+    # they are PASS_TO_PASS tests the eval script must run
+    (src / "spec" / "shape_spec.rb").write_text('RSpec.describe Ledger::Money do\n'
+                                                '  subject { described_class.new(5, "EUR") }\n\n'
+                                                "  it { is_expected.to respond_to(:allocate) }\n"
+                                                "  it { is_expected.not_to be_zero }\nend\n")
+    bug = ("lib/ledger/money.rb", "i < extra ? base + 1 : base", "i <= extra ? base + 1 : base")
+    _replay_past_a_failed_gemfile(tmp_path, "rspec", src, bug,
+                                  {"spec/money_spec.rb::Ledger::Money allocates without losing a cent"},
+                                  {"spec/shape_spec.rb::Ledger::Money is expected to respond to #allocate"})
+
+
 MINITEST_FIXTURE = {
     "lib/stack.rb": "class Stack\n  def initialize = @items = []\n  def push(x) = @items.push(x) && self\n"
                     "  def pop = @items.pop\n  def size = @items.size\n  def empty? = @items.empty?\nend\n",
@@ -203,6 +241,15 @@ def test_ruby_task_replays_with_minitest(tmp_path):
     src = _write(tmp_path / "fixture" / "stack", MINITEST_FIXTURE)
     bug = ("lib/stack.rb", "def size = @items.size", "def size = @items.size - 1")
     replay_validated(tmp_path, "minitest", src, bug, {"StackTest#test_size"})
+
+
+@needs("ruby")
+@no_bundler
+def test_ruby_task_replays_with_minitest_past_a_gemfile_group_bundler_cannot_install(tmp_path):
+    gemfile = 'source "https://rubygems.org"\n\n' + UNREACHABLE_GROUP
+    src = _write(tmp_path / "fixture" / "stack", {**MINITEST_FIXTURE, "Gemfile": gemfile})
+    bug = ("lib/stack.rb", "def size = @items.size", "def size = @items.size - 1")
+    _replay_past_a_failed_gemfile(tmp_path, "minitest", src, bug, {"StackTest#test_size"})
 
 
 @needs("php", "phpunit")
@@ -247,7 +294,12 @@ def test_php_task_replays_with_the_projects_autoloader_when_packagist_is_unreach
     prepended, and the task's own scripts do the same outside datagen."""
     src = _write(tmp_path / "fixture" / "clamp", COMPOSER_FIXTURE)
     bug = ("src/Range.php", "if ($v > $this->hi) return $this->hi;", "if ($v >= $this->hi) return $v;")
-    replay_validated(tmp_path, "phpunit", src, bug, {"Acme\\Clamp\\Tests\\RangeTest::testHigh"})
+    task = validated_task(tmp_path, "phpunit", src, bug)
+    assert "Acme\\Clamp\\Tests\\RangeTest::testHigh" in task.FAIL_TO_PASS
+    # the setup goes on as the env did, and says so: no composer install where a phpunit is here
+    assert "went on" in task.setup_script and "if command -v phpunit" in task.setup_script
+    replay(tmp_path, tmp_path / "out" / task.repo_path, task.base_commit, task.setup_script, task.eval_script,
+           task.patch)
 
 
 @needs("php", "phpunit")

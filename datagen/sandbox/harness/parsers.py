@@ -385,3 +385,37 @@ def parse_phpunit_junit(text: str) -> TestResults:
             status = "pass"
         _merge(results, f"{cls}::{case.get('name', '')}", status)
     return results
+
+
+# --- the runner's own words ----------------------------------------------------------------
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
+# stack frames and rules: where an error was raised, not what it was
+_FRAME = re.compile(r"^(at\s|File \"|from\s|#\d+\s|\d+\s*[|│]|[-=_~^*#.⎯─│├└╰▶>|+]+$)")
+_ERROR_LINE = re.compile(
+    r"^(E\s{2,}|ERROR\b|error[:\[]|fatal\b|FAIL\b|panic:|Traceback\b|PHP (Fatal|Parse) error)"
+    r"|\b\w*(Error|Exception)\b|cannot load such file|[Nn]o such file|[Nn]ot found\b|[Ff]ailed to\b"
+    r"|undefined reference|[Cc]annot find\b|[Nn]o module named|[Uu]nable to\b")
+WORDS_WIDTH, WORDS_LINES, WORDS_CHARS = 300, 6, 1500
+
+
+def runner_words(output: str) -> str:
+    """What a test run that yielded nothing to use says about why, in the runner's own words:
+    its error lines (``E   ModuleNotFoundError: No module named 'pytest_mock'``, ``Error:
+    ENOENT: ... mkdir './node_modules/.vite-temp'``, ``cannot load such file -- coveralls``),
+    then its last lines (``last lines: ...``); stack frames, rules and lone braces left out;
+    '' when it printed nothing. Lines are cut at ``WORDS_WIDTH`` characters, the whole at
+    ``WORDS_CHARS``."""
+    lines = []
+    for raw in _ANSI.sub("", output).splitlines():
+        line = raw.strip()
+        if line and not _FRAME.match(line) and re.search(r"\w", line):
+            lines.append(line[:WORDS_WIDTH])
+    if not lines:
+        return ""
+    errors = [line for line in lines if _ERROR_LINE.search(line.strip("_=!*- "))]  # "___ ERROR collecting x ___"
+    picked = list(dict.fromkeys([*errors[:2], *errors[-2:]]))
+    tail = [line for line in lines[-WORDS_LINES:] if line not in picked]
+    words = " | ".join(picked)
+    if tail:
+        words += ("; " if words else "") + "last lines: " + " | ".join(tail)
+    return words[:WORDS_CHARS]

@@ -13,8 +13,8 @@ from datagen.config.sandbox import EnvConfig, SandboxLimits
 from datagen.records.env import EnvPlan
 from datagen.records.tasks import RunResult
 from datagen.resources import env_cache_dir
-from datagen.sandbox.envs.python.manager import PythonEnv, last_error
-from datagen.sandbox.harness.parsers import ReportError, TestResults
+from datagen.sandbox.envs.python.manager import PythonEnv
+from datagen.sandbox.harness.parsers import ReportError, TestResults, runner_words
 from datagen.sandbox.harness.profiles.base import EnvContext, Profile, ProfileEnv, links_into
 from datagen.sandbox.harness.profiles.pytest import pytest_command
 from datagen.sandbox.harness.profiles.registry import get_profile
@@ -31,6 +31,9 @@ class TestRun:
     run: RunResult
     results: TestResults
     report_error: str | None = None
+    # where no test passed: why, in the runner's own words (its error lines, then its last
+    # lines: ``runner_words``), for a baseline that has nothing to build on
+    why: str = ""
 
 
 def node_command(report: str, test_files: list[str]) -> list[str]:
@@ -78,22 +81,33 @@ def run_profile(profile: Profile, env: ProfileEnv, sandbox: Sandbox, workdir: Pa
     result = sandbox.run(cmd, workdir, limits, env=run_env, ro_paths=(*env.ro_paths, *ro_paths))
     text = profile.read_report(workdir, result)
     if text is None:
-        return TestRun(result, {}, _in_its_words("no report written", result))
-    if log := profile.log_text(text):
+        words = _words(result)
+        return TestRun(result, {}, _said("no report written", words), words)
+    log = profile.log_text(text)
+    if log:
         result = result.model_copy(update={"stdout": result.stdout + log[-LOG_CHARS:]})
     try:
         results = profile.parse(text)
     except ReportError as exc:
-        return TestRun(result, {}, str(exc))
+        words = _words(result, "" if log else text)
+        return TestRun(result, {}, f"{exc}" + (f"; the run: {words}" if words else ""), words)
+    if any(status == "pass" for status in results.values()):
+        return TestRun(result, results)
+    words = _words(result, "" if log else text)  # a report that is the runner's log (minitest's)
     if not results and not tests:  # the whole suite, and nothing collected: the runner says why
-        return TestRun(result, {}, _in_its_words("the runner reported no tests", result))
-    return TestRun(result, results)
+        return TestRun(result, {}, _said("the runner reported no tests", words), words)
+    return TestRun(result, results, why=words)
 
 
-def _in_its_words(what: str, result: RunResult) -> str:
-    """``what`` and the runner's own last words (``ERROR: file or directory not found: tests``,
+def _words(result: RunResult, report: str = "") -> str:
+    """The runner's own words (``runner_words``) from the run's output and, where the runner
+    wrote its log into the report rather than to stdout, from the report."""
+    return runner_words(f"{result.stdout}\n{result.stderr}") or runner_words(report)
+
+
+def _said(what: str, words: str) -> str:
+    """``what`` and the runner's own words (``ERROR: file or directory not found: tests``,
     ``TypeError: required field "lineno" missing from alias``, ``no tests ran in 0.01s``)."""
-    words = last_error(f"{result.stdout}\n{result.stderr}")
     return f"{what}: {words}" if words else what
 
 

@@ -6,7 +6,9 @@ first (the Gemfile resolved against the gems already on the machine, e.g. Debian
 ``bundle install`` from RubyGems (network on) into the env folder (``BUNDLE_PATH``). Either
 way the resolved ``Gemfile.lock`` is kept in the env and linked into working copies that lack
 one, and runs go through ``bundle exec``. Without a Gemfile (or when neither install works)
-the tests run on the machine's gems, and the plan says so.
+the tests run on the machine's gems, and the plan says so; where a Gemfile could not be
+installed, the plan's ``fallback`` is ``system`` and the task's replay scripts go on the same
+way (no ``bundle install``, no ``bundle exec``), saying so in a comment.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from __future__ import annotations
 import glob
 import json
 import re
+import shlex
 import shutil
 import subprocess
 from functools import lru_cache
@@ -23,6 +26,7 @@ from datagen.records.env import EnvPlan, InstallStep
 from datagen.sandbox.harness.profiles.base import EnvContext, ProfileEnv, cached_env, copy_source
 
 MODE_FILE = "mode.json"
+SYSTEM = "system"  # the plan's ``fallback`` when a Gemfile could not be installed: the machine's gems
 
 
 @lru_cache(maxsize=1)
@@ -124,7 +128,13 @@ def ensure_ruby_env(profile, src: Path, plan: EnvPlan, ctx: EnvContext) -> Profi
     notes = {"system": "the machine's gems (no Gemfile, or Bundler could not install)",
              "bundle-system": "bundle install --local: the Gemfile resolved against the machine's gems",
              "bundle-path": "bundle install into the env"}
-    plan = plan.model_copy(update={"notes": [*plan.notes, notes[mode]]})
+    # a Gemfile Bundler could not install (RubyGems unreachable, a group it cannot fetch): the
+    # env went on with the machine's gems, and so do the task's replay scripts
+    went_on = SYSTEM if mode == "system" and plan.install else ""
+    update: dict = {"notes": [*plan.notes, notes[mode]], "fallback": went_on}
+    if went_on:
+        update["pins"] = machine_gems(profile.tool_gem)
+    plan = plan.model_copy(update=update)
     return ProfileEnv(profile.name, plan, path=target, env=env, ro_paths=(target,), links=links, extra=mode)
 
 
@@ -133,15 +143,42 @@ def ruby_prefix(env: ProfileEnv) -> list[str]:
     return [bundler(), "exec"] if env.extra in ("bundle-path", "bundle-system") and bundler() else []
 
 
+def machine_gems(gem: str) -> list[str]:
+    """The test tool's gem on this machine, as ``name==version`` (``rspec==3.12.0``): what a
+    replay installs where the machine it runs on lacks it ([] for no gem, e.g. minitest's,
+    which ships with Ruby, or when the gem is not here)."""
+    if not gem or shutil.which("gem") is None:
+        return []
+    out = subprocess.run(["gem", "list", "--exact", "--local", gem], capture_output=True, text=True).stdout
+    m = re.search(rf"^{re.escape(gem)} \((?:default: )?([\w.]+)", out, re.M)
+    return [f"{gem}=={m.group(1)}"] if m else []
+
+
 def ruby_setup_lines(plan: EnvPlan) -> list[str]:
-    """Replay: Bundler over the network, else on the machine's gems; no Gemfile, nothing."""
+    """Replay: Bundler over the network, else on the machine's gems; no Gemfile, nothing.
+    Where the env that validated the task could not install the Gemfile (``fallback``
+    ``system``), the replay does not try: it runs on the machine's gems, as that env did,
+    and installs only the test tool where it is missing (the version that env had)."""
     find = 'B="$(command -v bundle || ls /usr/bin/bundle[0-9]* 2>/dev/null | tail -n 1)"'
+    if plan.fallback == SYSTEM:
+        lines = ["# bundle install failed where this task was validated (RubyGems unreachable, or a Gemfile",
+                 "# group it could not fetch) and that env went on: its tests ran on the machine's gems,",
+                 "# without bundle exec. This script goes on the same way: no bundle install, and the",
+                 "# eval script runs the tests without bundle exec."]
+        for pin in plan.pins:
+            name, _, version = pin.partition("==")
+            lines.append(f"command -v {shlex.quote(name)} >/dev/null 2>&1 || "
+                         f"gem install --no-document {shlex.quote(name)} -v {shlex.quote(version)} || exit 1")
+        return lines
     if not plan.install:
         return [find]
     return [find, 'if [ -n "$B" ]; then "$B" install --local || "$B" install || exit 1; fi']
 
 
-def ruby_eval_prefix() -> list[str]:
-    """Replay: sets ``$RUN`` to ``bundle exec`` where a Gemfile.lock was resolved."""
+def ruby_eval_prefix(plan: EnvPlan) -> list[str]:
+    """Replay: sets ``$RUN`` to ``bundle exec`` where a Gemfile.lock was resolved, as the
+    validating env did (never where that env went on with the machine's gems)."""
+    if plan.fallback == SYSTEM:
+        return ['RUN=""  # as where the task was validated: the machine\'s gems, no bundle exec']
     return ['B="$(command -v bundle || ls /usr/bin/bundle[0-9]* 2>/dev/null | tail -n 1)"',
             'RUN=""; if [ -f Gemfile.lock ] && [ -n "$B" ]; then RUN="$B exec"; fi']

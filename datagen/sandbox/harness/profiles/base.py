@@ -321,7 +321,8 @@ def cached_env(profile: Profile, src: Path, plan: EnvPlan, ctx: EnvContext,
     """
     from datagen.sandbox.envs.leaks import LEAK_REASON, env_leaks, leak_detail
     from datagen.sandbox.envs.mirrors import keyed, mirror_env, unreachable_registry
-    from datagen.sandbox.envs.python.manager import EnvSetupError, last_error
+    from datagen.sandbox.envs.python.manager import EnvSetupError
+    from datagen.sandbox.harness.parsers import runner_words
 
     key = keyed(profile.env_key(src, plan), ctx.config.mirrors)
     mirrors = mirror_env(ctx.config.mirrors)
@@ -352,7 +353,7 @@ def cached_env(profile: Profile, src: Path, plan: EnvPlan, ctx: EnvContext,
             ok = result.exit_code == 0 and result.limit_hit is None
             if not ok and check:
                 why = f"limit {result.limit_hit}" if result.limit_hit else f"exit {result.exit_code}"
-                last = last_error(result.stdout + "\n" + result.stderr)
+                last = runner_words(result.stdout + "\n" + result.stderr)
                 error = f"{name} failed ({why})" + (f": {last}" if last else "")
                 tail = "\n".join(log)[-LOG_TAIL:]
                 registry = unreachable_registry(result.stdout + "\n" + result.stderr)

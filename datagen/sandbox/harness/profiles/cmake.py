@@ -52,9 +52,14 @@ def jobs() -> int:
 
 
 def configure_build(build: str = BUILD) -> str:
-    """Shell: configure (Debug, Makefiles) and build, going on past a failed target."""
+    """Shell: configure (Debug, Makefiles) and build, going on past a failed target; their
+    output goes to ``<build>/datagen-build.log``, whose last lines go to stderr when either
+    fails (the compiler's own error, for a baseline or a setup that did not build)."""
     configure = ["cmake", "-S", ".", "-B", build, "-G", "Unix Makefiles", "-DCMAKE_BUILD_TYPE=Debug"]
-    return f"{shlex.join(configure)} >/dev/null && cmake --build {build} -j{jobs()} -- -k >/dev/null 2>&1"
+    log = shlex.quote(f"{build}/datagen-build.log")
+    return (f"mkdir -p {shlex.quote(build)} && {{ {shlex.join(configure)} > {log} 2>&1 && "
+            f"cmake --build {shlex.quote(build)} -j{jobs()} -- -k >> {log} 2>&1 || "
+            f"{{ tail -n 40 {log} >&2; false; }}; }}")
 
 
 def ctest_argv(report: str, tests: list[str] | None, build: str = BUILD) -> list[str]:

@@ -58,9 +58,10 @@ def suite_ids(src: Path) -> tuple[str, list[str]]:
 
 
 def grade_loop(ids: list[str], report: str) -> str:
-    """Shell: build (and run, when it is an executable file) each id; one status line per id."""
+    """Shell: build (and run, when it is an executable file) each id; one status line per id.
+    The build's errors stay on stderr: where nothing passes, they say why."""
     return (f": > {report}; for t in {shlex.join(ids)}; do "
-            'if make -k "$t" >/dev/null 2>&1; then '
+            'if make -k "$t" >/dev/null; then '
             'if [ -f "$t" ] && [ -x "$t" ]; then (case "$t" in /*) "$t";; *) "./$t";; esac) '
             '>/dev/null 2>&1 && s=pass || s=fail; else s=pass; fi; '
             'elif [ -e "$t" ]; then s=fail; else s=error; fi; '

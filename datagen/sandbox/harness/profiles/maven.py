@@ -261,6 +261,8 @@ class MavenProfile(Profile):
         offline = shlex.join(["mvn", "-o", "-B", "-q", "test", *SETUP_RUN])
         # offline first: where the local repository already holds everything, no network is needed
         return [f"export MAVEN_OPTS={shlex.quote(FAST_JVM)}",
+                "# optional (dependency:go-offline): where it fails, the env that validated the task went on",
+                "# to the test classpath step, and so does this script",
                 f"{offline} >/dev/null 2>&1 || {{ mvn -B -q dependency:go-offline; {classpath}; }} || exit 1"]
 
     def eval_commands(self, plan: EnvPlan, tests: list[str]) -> list[str]:

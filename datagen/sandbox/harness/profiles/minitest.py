@@ -55,6 +55,7 @@ class MinitestProfile(Profile):
     priority = 75
     report = ".datagen-report.txt"
     image, image_default = "ruby:{version}", "ruby:3"
+    tool_gem = ""  # none to install on a replay: minitest ships with Ruby
 
     def detect(self, src: Path, paths: list[str]) -> bool:
         tests = [p for p in paths if p.startswith("test/") and p.endswith(".rb")]
@@ -92,6 +93,6 @@ class MinitestProfile(Profile):
         return ruby_setup_lines(plan)
 
     def eval_commands(self, plan: EnvPlan, tests: list[str]) -> list[str]:
-        return [*ruby_eval_prefix(), f"$RUN {shlex.join(minitest_argv(tests))} > .datagen-eval.txt 2>&1",
+        return [*ruby_eval_prefix(plan), f"$RUN {shlex.join(minitest_argv(tests))} > .datagen-eval.txt 2>&1",
                 "export IDS=" + shlex.quote("\n".join(tests)),
                 f"awk {shlex.quote(MINITEST_CHECK_AWK)} .datagen-eval.txt", "exit $?"]

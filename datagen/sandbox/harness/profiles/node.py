@@ -4,9 +4,10 @@ The runner is read from ``package.json`` (the word in ``scripts.test``, else the
 vitest, jest, mocha, ava among the dependencies). Dependencies are installed at setup with
 the lock file's package manager (``npm ci --ignore-scripts && npm rebuild`` / ``pnpm install
 --frozen-lockfile`` / ``yarn install --frozen-lockfile``, ``npm install`` without a lock file)
-into the env folder, which every test run sees as a read-only ``node_modules`` symlink. A
-repo that commits its own ``node_modules`` is used as it is. Tools run as
-``node_modules/.bin/<tool>``, the same path inside datagen and in the replay scripts.
+into the env folder; every test run's working copy gets a ``node_modules`` folder of its own
+whose entries are symlinks into it (read-only; ``module_links``). A repo that commits its
+own ``node_modules`` is used as it is. Tools run as ``node_modules/.bin/<tool>``, the same
+path inside datagen and in the replay scripts.
 """
 
 from __future__ import annotations
@@ -61,6 +62,14 @@ _FALLBACK = (
 )
 # Not ``npm install -g --prefix``: npm reads its global npmrc under the prefix, so a
 # site's ``cafile`` there (a TLS-inspecting proxy's CA) would be lost.
+
+
+def module_links(modules: Path) -> dict[str, str]:
+    """A working copy's ``node_modules``: a folder of its own holding one symlink per entry of
+    the env's (read-only) ``node_modules``. Tools write beside the packages (vite bundles an
+    ES-module ``vitest.config.js`` into ``node_modules/.vite-temp``, vitest keeps its cache in
+    ``node_modules/.vite``): in a copy's own folder they can, and the env stays untouched."""
+    return {f"node_modules/{entry.name}": str(entry) for entry in sorted(modules.iterdir())}
 
 
 def package_json(src: Path) -> dict:
@@ -237,7 +246,7 @@ class JsProfile(Profile):
         target = cached_env(self, src, plan, ctx, build)
         return ProfileEnv(self.name, plan, path=target, env={"PATH": f"{target}/node_modules/.bin:{DEFAULT_PATH}",
                                                              "CI": "1"},
-                          ro_paths=(target,), links={"node_modules": str(target / "node_modules")})
+                          ro_paths=(target,), links=module_links(target / "node_modules"))
 
     def read_report(self, workdir: Path, run) -> str | None:
         text = super().read_report(workdir, run)
@@ -355,8 +364,11 @@ class NodeTestProfile(JsProfile):
         return ["node", "--test"]
 
     def test_command(self, env: ProfileEnv, workdir: Path, tests: list[str] | None) -> list[str]:
-        # ids name no file: the whole suite runs (node's own discovery), results are read per id
-        return ["node", "--test", "--test-reporter=junit", f"--test-reporter-destination={self.report}"]
+        # ids name no file: the whole suite runs (node's own discovery), results are read per id;
+        # the spec reporter on stdout keeps what a test file printed (a module it could not
+        # load), which the JUnit report reduces to "test failed"
+        return ["node", "--test", "--test-reporter=junit", f"--test-reporter-destination={self.report}",
+                "--test-reporter=spec", "--test-reporter-destination=stdout"]
 
     def read_report(self, workdir: Path, run) -> str | None:
         return Profile.read_report(self, workdir, run)

@@ -8,9 +8,10 @@ package runs on the machine's ``phpunit`` (Debian's): ``composer dump-autoload -
 (offline) writes the project's own autoloader from composer.json's ``autoload`` /
 ``autoload-dev``, and PHP prepends it to PHPUnit (``-d auto_prepend_file``), as ``vendor/bin/phpunit`` would load it.
 require-dev's tools (static analysers, code style) are then absent and said in the plan's
-notes. A repo whose ``require`` needs packages is recorded ``registry_unreachable: Packagist``
-(``toolchain_missing: composer`` without Composer). A subset is ``--filter`` with an anchored
-regex of the ids.
+notes, and its ``fallback`` (``autoload``, or ``machine`` without Composer's autoloader) has
+the task's setup script go on the same way, saying so. A repo whose ``require`` needs
+packages is recorded ``registry_unreachable: Packagist`` (``toolchain_missing: composer``
+without Composer). A subset is ``--filter`` with an anchored regex of the ids.
 """
 
 from __future__ import annotations
@@ -91,6 +92,9 @@ def composer_needs(src: Path, dev: bool = True) -> list[str]:
         return []
     names = [*(data.get("require") or {}), *((data.get("require-dev") or {}) if dev else {})]
     return sorted(n for n in names if not _PLATFORM.match(n))
+
+
+AUTOLOAD, MACHINE = "autoload", "machine"  # the plan's ``fallback`` when composer install failed
 
 
 def machine_phpunit() -> str:
@@ -179,8 +183,11 @@ class PHPUnitProfile(Profile):
             notes = ["the machine's phpunit" + (" with the project's autoloader (composer dump-autoload)"
                                                 if mode.get("autoload") else "")
                      + (f"; require-dev not installed: {', '.join(missing)}" if missing else "")]
-        return ProfileEnv(self.name, plan.model_copy(update={"notes": [*plan.notes, *notes]}), path=target,
-                          ro_paths=(target, *php_etc()), extra=mode["vendor"] or bool(mode.get("autoload")))
+        # composer install failed (Packagist unreachable): the env went on, and so do the replays
+        fallback = "" if mode["vendor"] or not plan.install else AUTOLOAD if mode.get("autoload") else MACHINE
+        plan = plan.model_copy(update={"notes": [*plan.notes, *notes], "fallback": fallback})
+        return ProfileEnv(self.name, plan, path=target, ro_paths=(target, *php_etc()),
+                          extra=mode["vendor"] or bool(mode.get("autoload")))
 
     def test_command(self, env: ProfileEnv, workdir: Path, tests: list[str] | None) -> list[str]:
         prep = ""
@@ -206,6 +213,17 @@ class PHPUnitProfile(Profile):
         # where Packagist is missing, the project's own autoloader and the machine's PHPUnit
         fallback = "{ command -v phpunit >/dev/null || exit 1; }"
         autoload = f"{{ rm -rf vendor; composer dump-autoload --dev --no-interaction && {fallback}; }}"
+        install = "composer install --no-interaction --no-progress"
+        went_on = ["# composer install failed where this task was validated (Packagist unreachable) and that",
+                   "# env went on with the machine's PHPUnit" + (" and the project's own autoloader (composer"
+                                                               if plan.fallback == AUTOLOAD else "."),
+                   *(["# dump-autoload --dev)."] if plan.fallback == AUTOLOAD else []),
+                   "# This script goes on the same way (composer install only where this machine has no phpunit)."]
+        if plan.fallback == AUTOLOAD:
+            return [*went_on, f"if command -v phpunit >/dev/null; then {autoload} || exit 1; "
+                              f"else {install} || exit 1; fi"]
+        if plan.fallback == MACHINE:
+            return [*went_on, f"command -v phpunit >/dev/null || {install} || exit 1"]
         if plan.install:
             return [f"composer install --no-interaction --no-progress || {autoload} || {fallback}"]
         return [f"if command -v composer >/dev/null && [ -f composer.json ]; then {autoload}; fi"]

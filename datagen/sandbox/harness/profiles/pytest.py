@@ -253,7 +253,7 @@ class PytestProfile(Profile):
                 cmd = f"$PIP {shlex.join(step.args)}"
             else:
                 cmd = shlex.join(step.args)
-            lines.append(cmd if step.optional else f"{cmd} || exit 1")
+            lines += optional_step(step, cmd) if step.optional else [f"{cmd} || exit 1"]
         return lines
 
     def pins_of(self, setup_script: str) -> list[str]:
@@ -279,6 +279,19 @@ class PytestProfile(Profile):
         if len(runs) == 1:
             return [*lines, *runs]
         return [*lines, "status=0", *(f"{run} || status=1" for run in runs), 'exit "$status"']
+
+
+def optional_step(step: InstallStep, cmd: str) -> list[str]:
+    """Replay lines of an optional install step, going on as the validating env did: a
+    failed one is skipped, and a failed list of requirements is retried one by one, the ones
+    that still fail left out (``EnvManager``'s rule), so the others are installed as they were."""
+    specs = step.args if step.kind == "requirements" else []
+    lines = [f"# optional ({step.origin or step.name}): where it fails, the env that validated the task "
+             "went on without it, and so does this script"]
+    if len(specs) > 1 and not any(a.startswith("-") for a in specs):
+        return [*lines, f'{cmd} || for spec in {shlex.join(specs)}; do $PIP "$spec" || '
+                        'echo "went on without $spec" >&2; done']
+    return [*lines, f'{cmd} || echo "went on without: {step.name}" >&2']
 
 
 def suite_paths(plan: EnvPlan, workdir: Path) -> list[str]:
