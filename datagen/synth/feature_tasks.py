@@ -1,0 +1,125 @@
+"""The ``feature`` family: a whole feature removed along what a group of tests reaches.
+
+For each group of tests (``reach``), the feature is the functions and methods the group
+reaches that the rest of the suite reaches least: first those no other group reaches (or
+as few as any), then, while the feature is under its least size, those fewer than half
+the other groups reach, in that order, up to its most size. Each is removed as one unit,
+across files: its body becomes the language's stub (``stubs``), its signature, types and
+doc comments stay, so the interface the tests call is the specification. A feature
+outside ``synth.feature_lines`` / ``synth.feature_entities`` is not proposed; features
+that span files come first in the repo's share (``synth.feature_share``) when
+``synth.feature_multi_file`` is on. Validation keeps one only when tests outside its
+group still pass (PASS_TO_PASS >= 1).
+"""
+
+from __future__ import annotations
+
+import difflib
+import random
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from datagen.synth.candidates import Candidate, derive_seed
+from datagen.synth.entities import Entity, extract_entities
+from datagen.synth.reach import FUNCS, entity_id
+from datagen.synth.stubs import signature, stub_file
+
+STRATEGY = "feature_v1"
+FAMILY = "feature"
+
+
+@dataclass(frozen=True)
+class FeatureSize:
+    lines: tuple[int, int] = (30, 400)  # least and most changed lines (added + removed)
+    entities: tuple[int, int] = (2, 40)  # least and most stubbed functions
+    multi_file: bool = True  # features that span files first
+
+
+def changed_line_count(texts: Mapping[str, str], changes: Mapping[str, str | None]) -> int:
+    """Lines a change adds plus lines it removes (as its unified diff counts them)."""
+    n = 0
+    for path, new in changes.items():
+        diff = difflib.unified_diff(texts.get(path, "").splitlines(), (new or "").splitlines(), lineterm="", n=0)
+        n += sum(1 for line in diff if line[:1] in "+-" and not line.startswith(("+++", "---")))
+    return n
+
+
+def choose(group: str, funcs: list[Entity], reach: Mapping[str, set[str]], n_groups: int,
+           most_entities: int) -> list[Entity]:
+    """The entities of ``group``'s feature, in the order they were chosen."""
+    mine = [e for e in funcs if group in reach.get(entity_id(e), ())]
+    if not mine:
+        return []
+    others = {entity_id(e): len(reach[entity_id(e)]) - 1 for e in mine}
+    mine.sort(key=lambda e: (others[entity_id(e)], e.path, e.start_line, e.qualname))
+    least = others[entity_id(mine[0])]
+    wide = max(least, (n_groups - 1) // 2)  # reached by at most half the other groups
+    return [e for e in mine if others[entity_id(e)] <= wide][:most_entities]
+
+
+def feature_candidates(repo: str, entities: list[Entity], texts: Mapping[str, str],
+                       reach: Mapping[str, set[str]], n: int, size: FeatureSize, seed: int) -> list[Candidate]:
+    """Up to ``n`` feature candidates of one repo, one per group at most (distinct changes),
+    multi-file ones first when ``size.multi_file``, else in a seeded order of groups."""
+    if n <= 0 or not reach:
+        return []
+    funcs = [e for e in entities if e.kind in FUNCS]
+    groups = sorted({g for gs in reach.values() for g in gs})
+    rng = random.Random(derive_seed(seed, repo, FAMILY))
+    rng.shuffle(groups)
+    found: dict[str, Candidate] = {}
+    for group in groups:
+        picked = choose(group, funcs, reach, len(groups), size.entities[1])
+        made = _stub_within(picked, texts, size)
+        if made is None:
+            continue
+        changes, stubbed = made
+        ids = sorted(entity_id(e) for e in stubbed)
+        c = Candidate(repo, STRATEGY, FAMILY, ";".join(ids), derive_seed(seed, repo, FAMILY, group), changes)
+        found.setdefault(c.candidate_id, c)
+    out = list(found.values())
+    if size.multi_file:
+        out.sort(key=lambda c: len(c.changes) < 2)  # stable: the seeded order within each kind
+    return out[:n]
+
+
+def _stub_within(picked: list[Entity], texts: Mapping[str, str], size: FeatureSize
+                 ) -> tuple[dict[str, str], list[Entity]] | None:
+    """The changes stubbing a prefix of ``picked`` that stays within the most lines, and the
+    entities stubbed; None when it falls short of the least lines or entities."""
+    lo_lines, hi_lines = size.lines
+    lo_n, _ = size.entities
+    chosen: list[Entity] = []
+    changes: dict[str, str] = {}
+    stubbed: dict[str, list[Entity]] = {}
+    for e in picked:
+        trial = [x for x in chosen if x.path == e.path] + [e]
+        made = stub_file(e.path, texts[e.path], trial)
+        if made is None or e not in made[1]:
+            continue
+        new_changes = {**changes, e.path: made[0]}
+        if changed_line_count(texts, new_changes) > hi_lines:
+            continue
+        chosen.append(e)
+        changes, stubbed[e.path] = new_changes, made[1]
+    done = [e for es in stubbed.values() for e in es]
+    if len(done) < lo_n or changed_line_count(texts, changes) < lo_lines:
+        return None
+    return changes, done
+
+
+def interface(texts: Mapping[str, str], entity: str, langs: Mapping[str, str]) -> list[tuple[str, str]]:
+    """(path, signature) of each stubbed entity of a feature candidate (``path::qualname``
+    ids, ``;``-joined), from the clean ``texts``; ``langs``: path -> language."""
+    by_path: dict[str, set[str]] = {}
+    for eid in (e for e in entity.split(";") if e):
+        path, _, qual = eid.partition("::")
+        by_path.setdefault(path, set()).add(qual)
+    out = []
+    for path in sorted(by_path):
+        if path not in texts or path not in langs:
+            continue
+        for e in extract_entities(path, texts[path], langs[path]):
+            if e.qualname in by_path[path] and e.kind in FUNCS:
+                out.append((path, signature(texts[path], e)))
+    return out
