@@ -71,7 +71,8 @@ class TaskRecord(Record):
     strategy: str = Field("", description="versioned name of the strategy that made the task")
     parent_ids: list[str] = Field(default_factory=list, description="tasks this one was made from "
                                   "(combine, evolve)")
-    statement_style: str = Field("", description="'issue', 'terse' or 'template'")
+    statement_style: str = Field("", description="'issue', 'terse', 'request' (a feature task's, by a "
+                                 "teacher) or 'template'")
     relevant_files: list[str] = Field(default_factory=list, description="files the fix and the "
                                       "failing tests touch (retrieval labels)")
     changed_files: int = Field(0, description="files the fix changes")

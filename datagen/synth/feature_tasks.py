@@ -110,7 +110,8 @@ def _stub_within(picked: list[Entity], texts: Mapping[str, str], size: FeatureSi
 
 def interface(texts: Mapping[str, str], entity: str, langs: Mapping[str, str]) -> list[tuple[str, str]]:
     """(path, signature) of each stubbed entity of a feature candidate (``path::qualname``
-    ids, ``;``-joined), from the clean ``texts``; ``langs``: path -> language."""
+    ids, ``;``-joined), from the clean ``texts``; ``langs``: path -> language. A method's
+    signature is prefixed by its owner (``Router: def add(self, ...)``) unless it names it."""
     by_path: dict[str, set[str]] = {}
     for eid in (e for e in entity.split(";") if e):
         path, _, qual = eid.partition("::")
@@ -121,5 +122,32 @@ def interface(texts: Mapping[str, str], entity: str, langs: Mapping[str, str]) -
             continue
         for e in extract_entities(path, texts[path], langs[path]):
             if e.qualname in by_path[path] and e.kind in FUNCS:
-                out.append((path, signature(texts[path], e)))
+                sig, owner = signature(texts[path], e), e.qualname.rpartition(".")[0]
+                out.append((path, f"{owner}: {sig}" if owner and owner.split(".")[-1] not in sig else sig))
     return out
+
+
+_COMMENT = ("#", "//", "/*", "*", "///", "--")
+
+
+def doc_comments(texts: Mapping[str, str], entity: str, langs: Mapping[str, str]) -> str:
+    """The doc comments of a feature's stubbed functions (the comment lines right above each,
+    a Python docstring): what a teacher's request may draw on, all of it in the buggy tree."""
+    out = []
+    wanted = {e for e in entity.split(";") if e}
+    for path in sorted({w.partition("::")[0] for w in wanted}):
+        if path not in texts or path not in langs:
+            continue
+        lines = texts[path].splitlines()
+        for e in extract_entities(path, texts[path], langs[path]):
+            if f"{path}::{e.qualname}" not in wanted:
+                continue
+            above, k = [], e.start_line - 2
+            while k >= 0 and lines[k].strip().startswith(_COMMENT):
+                above.insert(0, lines[k].strip())
+                k -= 1
+            body = lines[e.start_line:e.end_line]
+            doc = next((x.strip() for x in body[:2] if x.strip().startswith(('"""', "'''"))), "")
+            if above or doc:
+                out.append(f"{e.qualname}: " + " ".join([*above, doc]).strip())
+    return "\n".join(out)

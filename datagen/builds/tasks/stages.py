@@ -33,7 +33,7 @@ from datagen.synth.emit import CopyIndex, Emitted, commit_task, instance_id
 from datagen.synth.entities import LANGS as ENTITY_LANGS
 from datagen.synth.entities import extract_entities
 from datagen.synth.feature_tasks import FAMILY as FEATURE
-from datagen.synth.feature_tasks import FeatureSize, feature_candidates, interface
+from datagen.synth.feature_tasks import FeatureSize, doc_comments, feature_candidates, interface
 from datagen.synth.gitrepo import TaskRepo
 from datagen.synth.mining import combine_candidates, history_candidates
 from datagen.synth.reach import coverage_reach, static_reach
@@ -406,8 +406,14 @@ def _write_statements(cfg: TasksRecipe, by_repo: dict[str, RepoState], emitted: 
     if teacher is not None:
         from datagen.synth.teacher_tasks import teacher_statements
 
+        apis = {}
+        for e in emitted:
+            if e.candidate.family == FEATURE:
+                s = by_repo[e.record.repo]
+                apis[e.record.instance_id] = (interface(s.texts, e.candidate.entity, dict(s.sources)),
+                                              doc_comments(s.texts, e.candidate.entity, dict(s.sources)))
         statements = teacher_statements(cfg, emitted, {n: s.texts for n, s in by_repo.items()},
-                                        {n: s.tokens for n, s in by_repo.items()}, teacher)
+                                        {n: s.tokens for n, s in by_repo.items()}, teacher, apis)
     else:
         statements = []
         for e in emitted:
