@@ -11,23 +11,36 @@ would refuse them).
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 from datagen.synth.entities import Entity, parse
 from datagen.synth.go_unused import unused
 from datagen.synth.source import Edit, Node, Source, descendants
 
-# language -> (the stub statement, one level of indentation)
-STUBS: dict[str, tuple[str, str]] = {
-    "python": ("raise NotImplementedError", "    "),
-    "javascript": ('throw new Error("not implemented");', "  "),
-    "typescript": ('throw new Error("not implemented");', "  "),
-    "go": ('panic("not implemented")', "\t"),
-    "rust": ("todo!()", "    "),
-    "java": ('throw new UnsupportedOperationException("not implemented");', "    "),
-    "c": ("__builtin_trap();", "    "),
-    "cpp": ("__builtin_trap();", "    "),
-    "ruby": ("raise NotImplementedError", "  "),
-    "php": ('throw new \\LogicException("not implemented");', "    "),
+
+@dataclass(frozen=True)
+class Stub:
+    """How one language writes "not written yet" in place of a body."""
+
+    statement: str
+    indent: str  # one level of indentation
+    body: str = "braces"  # braces: ``{ ... }`` replaced; docstring: Python's block after its docstring;
+    # statements: Ruby's statements between the signature and ``end``
+    expression_bodies: bool = False  # an arrow function's expression body becomes a braced stub
+    drops_unused_imports: bool = False  # Go: an import only the removed bodies used must go
+
+
+STUBS: dict[str, Stub] = {
+    "python": Stub("raise NotImplementedError", "    ", body="docstring"),
+    "javascript": Stub('throw new Error("not implemented");', "  ", expression_bodies=True),
+    "typescript": Stub('throw new Error("not implemented");', "  ", expression_bodies=True),
+    "go": Stub('panic("not implemented")', "\t", drops_unused_imports=True),
+    "rust": Stub("todo!()", "    "),
+    "java": Stub('throw new UnsupportedOperationException("not implemented");', "    "),
+    "c": Stub("__builtin_trap();", "    "),
+    "cpp": Stub("__builtin_trap();", "    "),
+    "ruby": Stub("raise NotImplementedError", "  ", body="statements"),
+    "php": Stub('throw new \\LogicException("not implemented");', "    "),
 }
 # bodies a stub cannot stand in for (they would not compile): Java's ``this(...)`` /
 # ``super(...)`` first statement, Rust's ``-> impl Trait`` (``!`` implements no trait)
@@ -81,13 +94,14 @@ def stub_edit(src: Source, entity: Entity) -> Edit | None:
     body = body_node(src, entity)
     if body is None:
         return None
-    stub, step = STUBS[entity.lang]
+    how = STUBS[entity.lang]
+    stub, step = how.statement, how.indent
     head = src.line_indent(src.entity_node(entity).start_byte)
-    if entity.lang == "python":
+    if how.body == "docstring":
         return _python_edit(src, body, stub)
-    if entity.lang == "ruby":
+    if how.body == "statements":
         return _ruby_edit(src, body, stub, head + step)
-    if body.type not in _BRACE_BODIES and entity.lang not in ("javascript", "typescript"):
+    if body.type not in _BRACE_BODIES and not how.expression_bodies:
         return None
     if body.type not in _BRACE_BODIES:  # an arrow function's expression body
         return body.start_byte, body.end_byte, "{ " + stub + " }"
@@ -142,7 +156,7 @@ def stub_file(path: str, text: str, entities: Iterable[Entity]) -> tuple[str, li
     if not edits:
         return None
     new = src.apply(edits)
-    if src.lang == "go":
+    if STUBS[src.lang].drops_unused_imports:
         new = _drop_unused_go_imports(text, new)
     accepted = src.accept(new)
     return (accepted, done) if accepted is not None else None

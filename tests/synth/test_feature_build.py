@@ -51,7 +51,7 @@ def test_feature_task_of_a_sample_repo(repo: str, tmp_path: Path, synth_cache: P
     reasons = sql(out, "SELECT reason, count(*) FROM candidates GROUP BY reason ORDER BY 1")
     assert tasks, (reasons, sql(out, "SELECT reason, detail FROM repo_baselines"))
     rows = dict(sql(out, "SELECT instance_id, family FROM tasks"))
-    stub = STUBS[REPOS[repo]][0]
+    stub = STUBS[REPOS[repo]].statement
     task = tasks[0]
     assert rows[task["instance_id"]] == "feature"
     assert task["FAIL_TO_PASS"] and task["PASS_TO_PASS"]  # the stubs compile: other tests still pass
