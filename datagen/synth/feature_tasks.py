@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from datagen.synth.candidates import Candidate, derive_seed
 from datagen.synth.entities import Entity, extract_entities
-from datagen.synth.reach import FUNCS, entity_id
+from datagen.synth.reach import FUNCS, entity_id, load_time
 from datagen.synth.stubs import signature, stub_file
 
 STRATEGY = "feature_v1"
@@ -60,10 +60,13 @@ def choose(group: str, funcs: list[Entity], reach: Mapping[str, set[str]], n_gro
 def feature_candidates(repo: str, entities: list[Entity], texts: Mapping[str, str],
                        reach: Mapping[str, set[str]], n: int, size: FeatureSize, seed: int) -> list[Candidate]:
     """Up to ``n`` feature candidates of one repo, one per group at most (distinct changes),
-    multi-file ones first when ``size.multi_file``, else in a seeded order of groups."""
+    multi-file ones first when ``size.multi_file``, else in a seeded order of groups. What
+    runs when the modules load (``reach.load_time``) is never part of a feature: its stub
+    would break every test."""
     if n <= 0 or not reach:
         return []
-    funcs = [e for e in entities if e.kind in FUNCS]
+    loading = load_time(entities, texts)
+    funcs = [e for e in entities if e.kind in FUNCS and entity_id(e) not in loading]
     groups = sorted({g for gs in reach.values() for g in gs})
     rng = random.Random(derive_seed(seed, repo, FAMILY))
     rng.shuffle(groups)

@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import PurePosixPath
 
 from datagen.synth.baseline import Baseline
-from datagen.synth.entities import LANGS, Entity, extract_entities
+from datagen.synth.entities import LANGS, Entity, parse
 
 IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*[?!]?")
 # the names a class's constructor goes by (besides the class's own, as in Java and C++)
@@ -92,18 +92,70 @@ def static_reach(entities: list[Entity], texts: Mapping[str, str], test_paths: l
 
 
 def _static_groups(texts: Mapping[str, str], test_paths: list[str], lang_of: Mapping[str, str]) -> dict[str, str]:
-    """group -> its test code: one per test file, or per test function when there is one file."""
+    """group -> its test code: one per test file; with one test file, its blocks (``blocks``)."""
     files = sorted(p for p in test_paths if p in texts)
     if len(files) != 1:
         return {p: texts[p] for p in files}
     path = files[0]
     lang = lang_of.get(PurePosixPath(path).suffix, "")
-    if lang not in LANGS:
-        return {path: texts[path]}
-    data = texts[path].encode("utf-8")
-    found = {f"{path}::{e.qualname}": data[e.start_byte:e.end_byte].decode("utf-8", "replace")
-             for e in extract_entities(path, texts[path], lang) if e.kind in FUNCS}
+    found = {f"{path}:{line}": code for line, code in blocks(texts[path], lang, path)} if lang in LANGS else {}
     return found if len(found) >= 2 else {path: texts[path]}
+
+
+def blocks(text: str, lang: str, path: str = "") -> list[tuple[int, str]]:
+    """(first line, code) of the top-level blocks of a test file: the items of its outermost
+    level that holds two or more multi-line items (test functions, ``test(...)`` /
+    ``describe`` calls, the examples of a lone ``describe``), whatever the language."""
+    node = parse(text, lang, path).root_node
+    for _ in range(8):
+        big = [c for c in node.named_children if c.end_point[0] > c.start_point[0]]
+        if len(big) != 1:
+            break
+        node = big[0]
+    data = text.encode("utf-8")
+    return [(c.start_point[0] + 1, data[c.start_byte:c.end_byte].decode("utf-8", "replace")) for c in big] \
+        if len(big) >= 2 else []
+
+
+def load_time(entities: list[Entity], texts: Mapping[str, str]) -> set[str]:
+    """Ids of the functions that run when the repo's modules load: called from code outside
+    every function (module level, class bodies), and what those call. A stub there would
+    break every test, not a group's."""
+    funcs = [e for e in entities if e.kind in FUNCS]
+    by_path: dict[str, list[Entity]] = {}
+    for e in funcs:
+        if e.lang in RUNS_ON_LOAD:
+            by_path.setdefault(e.path, []).append(e)
+    called: set[str] = set()
+    for path, mine in by_path.items():
+        data = bytearray(texts[path].encode("utf-8"))
+        for e in mine:
+            data[e.start_byte:e.end_byte] = b" " * (e.end_byte - e.start_byte)
+        called |= set(_CALL.findall(data.decode("utf-8", "replace")))
+    by_name: dict[str, list[Entity]] = {}
+    for e in entities:
+        by_name.setdefault(e.name, []).append(e)
+    data_of = {p: texts[p].encode("utf-8") for p in {e.path for e in funcs}}
+    seen: set[str] = set()
+    todo = [e for n in called for e in by_name.get(n, ())]
+    while todo:
+        e = todo.pop()
+        if e.kind == "class":  # a class instantiated at load: its constructors
+            todo += [m for m in funcs if m.path == e.path and m.qualname.startswith(e.qualname + ".")
+                     and (m.name in CONSTRUCTORS or m.name == e.name)]
+            continue
+        if entity_id(e) in seen or e.kind not in FUNCS:
+            continue
+        seen.add(entity_id(e))
+        body = data_of[e.path][e.start_byte:e.end_byte].decode("utf-8", "replace")
+        todo += [x for n in set(_CALL.findall(body)) - {e.name} for x in by_name.get(n, ())]
+    return seen
+
+
+# languages whose files run their top-level code when loaded, calling the repo's own functions
+# (a compiled language's top level declares: a C prototype reads like a call)
+RUNS_ON_LOAD = frozenset({"python", "javascript", "typescript", "ruby", "php"})
+_CALL = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*\(")
 
 
 def _idents(text: str) -> set[str]:

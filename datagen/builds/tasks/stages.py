@@ -214,9 +214,9 @@ def propose_features(cfg: TasksRecipe, s: RepoState) -> list[Candidate]:
     what the other groups reach, stubbed (``synth.feature_*``)."""
     profile = get_profile(s.row.runner)
     entities = [e for path, lang in s.sources for e in extract_entities(path, s.texts[path], lang)]
-    if s.baseline is not None and s.baseline.line_tests:
-        reach = coverage_reach(s.baseline, entities, profile.test_group)
-    else:
+    reach = coverage_reach(s.baseline, entities, profile.test_group) if s.baseline and s.baseline.line_tests else {}
+    if len({frozenset(g) for g in reach.values()}) < 2:  # no coverage, or one that tells no group apart
+        # (a runner that traces per file, not per test)
         lang_of = {PurePosixPath(p).suffix: lang for p, lang in s.sources}
         tests = [p for p in sorted(s.texts) if PurePosixPath(p).suffix in lang_of and profile.is_test_file(p)]
         reach = static_reach(entities, s.texts, tests, lang_of)
