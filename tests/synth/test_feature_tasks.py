@@ -10,7 +10,7 @@ from datagen.records.tasks import TaskRecord
 from datagen.synth.emit import CopyIndex
 from datagen.synth.entities import extract_entities
 from datagen.synth.feature_tasks import FeatureSize, changed_line_count, feature_candidates, interface
-from datagen.synth.reach import static_reach
+from datagen.synth.reach import blocks, load_time, static_reach
 from datagen.synth.source import is_valid
 from datagen.synth.spread import family_markdown
 from datagen.synth.statements import RepoTokens, feature_statement, leak, listed_tests
@@ -182,3 +182,32 @@ def test_card_sizes_by_family_beside_the_references() -> None:
     assert "| procedural | 1 | 4 | 4 | 1.0 | 0% | 0% |" in md
     assert "| all | 3 | 60 | 60 | 2.0 | 67% | 67% |" in md
     assert "SWE-bench Pro" in md and "CursorBench" in md
+
+
+def test_a_lone_test_file_is_split_into_its_blocks() -> None:
+    rust = ("use ring::Ring;\n\n#[test]\nfn pushes() {\n    let r = Ring::new(2);\n    r.push(1);\n}\n\n"
+            "#[test]\nfn pops() {\n    let r = Ring::new(2);\n    r.pop();\n}\n")
+    assert [line for line, _ in blocks(rust, "rust")] == [4, 10]
+    js = ("import { area } from '../src/a.js';\n\ndescribe('shapes', () => {\n  test('area', () => {\n"
+          "    area(1);\n  });\n  test('perimeter', () => {\n    perimeter(2);\n  });\n});\n")
+    found = blocks(js, "javascript")
+    assert len(found) == 2 and "area(1)" in found[0][1] and "perimeter(2)" in found[1][1]
+    lib = "pub fn push(x: u8) {\n    let _ = x;\n}\n\npub fn pop() {\n    let _ = 1;\n}\n"
+    entities = extract_entities("src/lib.rs", lib, "rust")
+    reach = static_reach(entities, {"src/lib.rs": lib, "tests/ring.rs": rust.replace("r.", "")},
+                         ["tests/ring.rs"], {".rs": "rust"})
+    assert reach == {"src/lib.rs::push": {"tests/ring.rs:4"}, "src/lib.rs::pop": {"tests/ring.rs:10"}}
+
+
+def test_what_runs_at_module_load_is_never_a_feature() -> None:
+    lib = ("function scale(x) {\n  const k = factor();\n  return x * k;\n}\n\nfunction factor() {\n  const f = 2;\n"
+           "  return f;\n}\n\nfunction area(w, h) {\n  const a = w * h;\n  return a;\n}\n\n"
+           "export const UNIT = scale(1);\n")
+    entities = extract_entities("lib.js", lib, "javascript")
+    assert load_time(entities, {"lib.js": lib}) == {"lib.js::scale", "lib.js::factor"}
+    tests = {"t/a.test.js": "test('a', () => { area(1, 2); scale(3); });\n",
+             "t/b.test.js": "test('b', () => { UNIT; });\n"}
+    texts = {"lib.js": lib, **tests}
+    reach = static_reach(entities, texts, sorted(tests), {".js": "javascript"})
+    found = feature_candidates("r", entities, texts, reach, 8, FeatureSize((1, 400), (1, 40)), 0)
+    assert [c.entity for c in found] == ["lib.js::area"]
