@@ -22,7 +22,8 @@ from dataclasses import dataclass
 from datagen.synth.candidates import Candidate, derive_seed
 from datagen.synth.entities import Entity, extract_entities
 from datagen.synth.reach import FUNCS, entity_id, load_time
-from datagen.synth.stubs import signature, stub_file
+from datagen.synth.source import Source
+from datagen.synth.stubs import signature, stub_edit, stub_file
 
 STRATEGY = "feature_v1"
 FAMILY = "feature"
@@ -66,14 +67,21 @@ def feature_candidates(repo: str, entities: list[Entity], texts: Mapping[str, st
     if n <= 0 or not reach:
         return []
     loading = load_time(entities, texts)
-    funcs = [e for e in entities if e.kind in FUNCS and entity_id(e) not in loading]
+    funcs = [e for e in entities if e.kind in FUNCS and entity_id(e) not in loading and entity_id(e) in reach]
+    costs = stub_costs(funcs, texts)
+    funcs = [e for e in funcs if entity_id(e) in costs]
     groups = sorted({g for gs in reach.values() for g in gs})
     rng = random.Random(derive_seed(seed, repo, FAMILY))
     rng.shuffle(groups)
     found: dict[str, Candidate] = {}
+    tried: set[tuple[str, ...]] = set()
     for group in groups:
-        picked = choose(group, funcs, reach, len(groups), size.entities[1])
-        made = _stub_within(picked, texts, size)
+        picked = _within(choose(group, funcs, reach, len(groups), size.entities[1]), costs, size)
+        key = tuple(sorted(entity_id(e) for e in picked))
+        if not picked or key in tried:
+            continue
+        tried.add(key)
+        made = _stub(picked, texts, size)
         if made is None:
             continue
         changes, stubbed = made
@@ -86,27 +94,62 @@ def feature_candidates(repo: str, entities: list[Entity], texts: Mapping[str, st
     return out[:n]
 
 
-def _stub_within(picked: list[Entity], texts: Mapping[str, str], size: FeatureSize
-                 ) -> tuple[dict[str, str], list[Entity]] | None:
-    """The changes stubbing a prefix of ``picked`` that stays within the most lines, and the
-    entities stubbed; None when it falls short of the least lines or entities."""
-    lo_lines, hi_lines = size.lines
-    lo_n, _ = size.entities
-    chosen: list[Entity] = []
-    changes: dict[str, str] = {}
-    stubbed: dict[str, list[Entity]] = {}
+def stub_costs(funcs: list[Entity], texts: Mapping[str, str]) -> dict[str, int]:
+    """entity id -> the lines its stub changes (removed plus added), for every function whose
+    body a stub can replace; each file parsed once."""
+    by_path: dict[str, list[Entity]] = {}
+    for e in funcs:
+        by_path.setdefault(e.path, []).append(e)
+    out = {}
+    for path, mine in by_path.items():
+        src = Source.parse(path, texts[path], mine[0].lang)
+        for e in mine:
+            edit = stub_edit(src, e)
+            if edit is None:
+                continue
+            start, end, new = edit
+            a, b = src.line_start(start), src.line_end(max(start, end - 1))
+            old = src.data[a:b].decode("utf-8", "replace")
+            now = src.data[a:start].decode("utf-8", "replace") + new + src.data[end:b].decode("utf-8", "replace")
+            out[entity_id(e)] = changed_line_count({path: old}, {path: now})
+    return out
+
+
+def _within(picked: list[Entity], costs: Mapping[str, int], size: FeatureSize) -> list[Entity]:
+    """The entities of ``picked``, in order, that keep the feature within its most lines
+    (one inside another already taken is left out: the outer stub removes it)."""
+    out: list[Entity] = []
+    total = 0
     for e in picked:
-        trial = [x for x in chosen if x.path == e.path] + [e]
-        made = stub_file(e.path, texts[e.path], trial)
-        if made is None or e not in made[1]:
+        cost = costs[entity_id(e)]
+        nested = any(x.path == e.path and x.start_byte <= e.start_byte and e.end_byte <= x.end_byte or
+                     x.path == e.path and e.start_byte <= x.start_byte and x.end_byte <= e.end_byte for x in out)
+        if nested or total + cost > size.lines[1]:
             continue
-        new_changes = {**changes, e.path: made[0]}
-        if changed_line_count(texts, new_changes) > hi_lines:
-            continue
-        chosen.append(e)
-        changes, stubbed[e.path] = new_changes, made[1]
-    done = [e for es in stubbed.values() for e in es]
-    if len(done) < lo_n or changed_line_count(texts, changes) < lo_lines:
+        out.append(e)
+        total += cost
+    if len(out) < size.entities[0] or total < size.lines[0]:
+        return []
+    return out
+
+
+def _stub(picked: list[Entity], texts: Mapping[str, str], size: FeatureSize
+          ) -> tuple[dict[str, str], list[Entity]] | None:
+    """The changes stubbing ``picked`` (each file once) and the entities stubbed; None when
+    a file's result is refused or the feature falls outside its size."""
+    by_path: dict[str, list[Entity]] = {}
+    for e in picked:
+        by_path.setdefault(e.path, []).append(e)
+    changes: dict[str, str] = {}
+    done: list[Entity] = []
+    for path, mine in sorted(by_path.items()):
+        made = stub_file(path, texts[path], mine)
+        if made is None:
+            return None
+        changes[path] = made[0]
+        done += made[1]
+    lines = changed_line_count(texts, changes)
+    if len(done) < size.entities[0] or not size.lines[0] <= lines <= size.lines[1]:
         return None
     return changes, done
 
