@@ -31,7 +31,9 @@ REPOS = {"tinyhttp": "python", "shapes-js": "javascript", "intervals-ts": "types
 STATSC = Path(__file__).parent / "data" / "statsc"
 SETS = ("synth.families=[feature]", "synth.feature_lines=[4,400]", "synth.feature_entities=[1,40]",
         "synth.feature_share=0.5", "synth.max_candidates_per_repo=6", "baseline.runs=1", "validation.full_runs=1",
-        "crawl.licenses=any", "validation.test_timeout_s=300")
+        "crawl.licenses=any", "validation.test_timeout_s=300",
+        # the env installs its own test tools: the replay's pins then name versions the index has
+        "env.inherit_site_packages=[]")
 
 
 def _bash(script: str, cwd: Path) -> subprocess.CompletedProcess:
