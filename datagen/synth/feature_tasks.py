@@ -1,9 +1,9 @@
 """The ``feature`` family: a whole feature removed along what a group of tests reaches.
 
 For each group of tests (``reach``), the feature is the functions and methods the group
-reaches that the rest of the suite reaches least: first those no other group reaches (or
-as few as any), then, while the feature is under its least size, those fewer than half
-the other groups reach, in that order, up to its most size. Each is removed as one unit,
+reaches that the rest of the suite reaches least: those the fewest other groups reach
+first, each taken while all the groups the feature reaches together stay at most half of
+the groups (rounded up), up to its most size. Each is removed as one unit,
 across files: its body becomes the language's stub (``stubs``), its signature, types and
 doc comments stay, so the interface the tests call is the specification. A feature
 outside ``synth.feature_lines`` / ``synth.feature_entities`` is not proposed; features
@@ -47,15 +47,23 @@ def changed_line_count(texts: Mapping[str, str], changes: Mapping[str, str | Non
 
 def choose(group: str, funcs: list[Entity], reach: Mapping[str, set[str]], n_groups: int,
            most_entities: int) -> list[Entity]:
-    """The entities of ``group``'s feature, in the order they were chosen."""
+    """The entities of ``group``'s feature, in the order they were chosen: those the fewest
+    other groups reach first, each taken while the groups the feature reaches together stay
+    at most half of all groups (rounded up), so the rest of the suite can still pass."""
     mine = [e for e in funcs if group in reach.get(entity_id(e), ())]
-    if not mine:
-        return []
-    others = {entity_id(e): len(reach[entity_id(e)]) - 1 for e in mine}
-    mine.sort(key=lambda e: (others[entity_id(e)], e.path, e.start_line, e.qualname))
-    least = others[entity_id(mine[0])]
-    wide = max(least, (n_groups - 1) // 2)  # reached by at most half the other groups
-    return [e for e in mine if others[entity_id(e)] <= wide][:most_entities]
+    mine.sort(key=lambda e: (len(reach[entity_id(e)]), e.path, e.start_line, e.qualname))
+    most_groups = max(1, (n_groups + 1) // 2)
+    out: list[Entity] = []
+    broken: set[str] = {group}
+    for e in mine:
+        grown = broken | reach[entity_id(e)]
+        if len(grown) > most_groups:
+            continue
+        out.append(e)
+        broken = grown
+        if len(out) >= most_entities:
+            break
+    return out
 
 
 def feature_candidates(repo: str, entities: list[Entity], texts: Mapping[str, str],

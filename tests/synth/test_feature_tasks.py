@@ -9,7 +9,7 @@ import pytest
 from datagen.records.tasks import TaskRecord
 from datagen.synth.emit import CopyIndex
 from datagen.synth.entities import extract_entities
-from datagen.synth.feature_tasks import FeatureSize, changed_line_count, feature_candidates, interface
+from datagen.synth.feature_tasks import FeatureSize, changed_line_count, choose, feature_candidates, interface
 from datagen.synth.reach import blocks, load_time, static_reach
 from datagen.synth.source import is_valid
 from datagen.synth.spread import family_markdown
@@ -211,3 +211,13 @@ def test_what_runs_at_module_load_is_never_a_feature() -> None:
     reach = static_reach(entities, texts, sorted(tests), {".js": "javascript"})
     found = feature_candidates("r", entities, texts, reach, 8, FeatureSize((1, 400), (1, 40)), 0)
     assert [c.entity for c in found] == ["lib.js::area"]
+
+
+def test_a_feature_leaves_at_least_half_the_groups_untouched() -> None:
+    funcs = [e for e in extract_entities("lib.py", LIB, "python") if e.kind == "function"]
+    by_name = {e.name: e for e in funcs}
+    reach = {"lib.py::parse": {"g1"}, "lib.py::normalize": {"g1", "g2"}, "lib.py::render": {"g1", "g3"},
+             "lib.py::shared": {"g1", "g2", "g3", "g4"}}
+    picked = choose("g1", funcs, reach, 4, 40)
+    # parse (g1 only), then normalize (g1, g2: two of four groups); render would make it three
+    assert picked == [by_name["parse"], by_name["normalize"]]
