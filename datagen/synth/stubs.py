@@ -28,17 +28,23 @@ class Stub:
     # statements: Ruby's statements between the signature and ``end``
     expression_bodies: bool = False  # an arrow function's expression body becomes a braced stub
     drops_unused_imports: bool = False  # Go: an import only the removed bodies used must go
+    # Go: the stub returns zero values instead (a panic ends the whole package's test run,
+    # so no test after it would pass)
+    zero_returns: bool = False
+    # C / C++: the parameters and the file's static functions the body called are cast to
+    # void, so -Wunused-parameter / -Wunused-function under -Werror still build
+    void_uses: bool = False
 
 
 STUBS: dict[str, Stub] = {
     "python": Stub("raise NotImplementedError", "    ", body="docstring"),
     "javascript": Stub('throw new Error("not implemented");', "  ", expression_bodies=True),
     "typescript": Stub('throw new Error("not implemented");', "  ", expression_bodies=True),
-    "go": Stub('panic("not implemented")', "\t", drops_unused_imports=True),
+    "go": Stub("// not implemented", "\t", drops_unused_imports=True, zero_returns=True),
     "rust": Stub("todo!()", "    "),
     "java": Stub('throw new UnsupportedOperationException("not implemented");', "    "),
-    "c": Stub("__builtin_trap();", "    "),
-    "cpp": Stub("__builtin_trap();", "    "),
+    "c": Stub("__builtin_trap();", "    ", void_uses=True),
+    "cpp": Stub("__builtin_trap();", "    ", void_uses=True),
     "ruby": Stub("raise NotImplementedError", "  ", body="statements"),
     "php": Stub('throw new \\LogicException("not implemented");', "    "),
 }
@@ -107,8 +113,67 @@ def stub_edit(src: Source, entity: Entity) -> Edit | None:
         return body.start_byte, body.end_byte, "{ " + stub + " }"
     if stub in src.text_of(body):
         return None
+    lines = [stub]
+    fn = _function_of(src.entity_node(entity))
+    if how.zero_returns:
+        ret = _go_zero_return(src, fn)
+        lines += [ret] if ret else []
+    if how.void_uses:
+        lines = [f"(void){name};" for name in _c_uses(src, fn, body)] + lines
     close = src.line_indent(body.end_byte) if _owns_line_end(src, body) else head
-    return body.start_byte, body.end_byte, "{\n" + head + step + stub + "\n" + close + "}"
+    inner = "".join(head + step + line + "\n" for line in lines)
+    return body.start_byte, body.end_byte, "{\n" + inner + close + "}"
+
+
+def _go_zero_return(src: Source, fn: Node) -> str:
+    """``return`` with the zero value of each result (``*new(T)``), a bare one for named
+    results, '' for none."""
+    result = fn.child_by_field_name("result")
+    if result is None:
+        return ""
+    if result.type != "parameter_list":
+        return f"return *new({src.text_of(result)})"
+    types = []
+    for decl in result.named_children:
+        if decl.type not in ("parameter_declaration", "variadic_parameter_declaration"):
+            continue
+        if decl.child_by_field_name("name") is not None:
+            return "return"
+        types.append(src.text_of(decl.child_by_field_name("type")))
+    return "return " + ", ".join(f"*new({t})" for t in types) if types else ""
+
+
+def _c_uses(src: Source, fn: Node, body: Node) -> list[str]:
+    """The parameter names of a C / C++ function, then the file's static functions its body
+    calls: what the stub keeps using."""
+    names: list[str] = []
+    decl = fn.child_by_field_name("declarator")
+    while decl is not None and decl.type != "function_declarator":
+        decl = decl.child_by_field_name("declarator")
+    params = decl.child_by_field_name("parameters") if decl is not None else None
+    for p in params.named_children if params is not None else []:
+        ident = p.child_by_field_name("declarator")
+        while ident is not None and ident.type not in ("identifier",):
+            ident = ident.child_by_field_name("declarator")
+        if ident is not None:
+            names.append(src.text_of(ident))
+    statics = _static_functions(src)
+    called = {src.text_of(c.child_by_field_name("function")) for c in descendants(body, frozenset({"call_expression"}))
+              if c.child_by_field_name("function") is not None}
+    return names + sorted(called & statics)
+
+
+def _static_functions(src: Source) -> set[str]:
+    out = set()
+    for fn in src.tree.root_node.named_children:
+        if fn.type == "function_definition" and any(c.type == "storage_class_specifier" and src.text_of(c) == "static"
+                                                    for c in fn.children):
+            decl = fn.child_by_field_name("declarator")
+            while decl is not None and decl.type not in ("identifier",):
+                decl = decl.child_by_field_name("declarator")
+            if decl is not None:
+                out.add(src.text_of(decl))
+    return out
 
 
 def _owns_line_end(src: Source, body: Node) -> bool:

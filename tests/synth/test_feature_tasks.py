@@ -221,3 +221,16 @@ def test_a_feature_leaves_at_least_half_the_groups_untouched() -> None:
     picked = choose("g1", funcs, reach, 4, 40)
     # parse (g1 only), then normalize (g1, g2: two of four groups); render would make it three
     assert picked == [by_name["parse"], by_name["normalize"]]
+
+
+def test_go_stubs_return_zero_values_and_c_stubs_keep_their_uses() -> None:
+    go = ("package a\n\nfunc F(a int) (x int, err error) {\n\treturn a, nil\n}\n\n"
+          "func G[V any](v V) (V, bool) {\n\treturn v, true\n}\n\nfunc H() {\n\tF(1)\n}\n")
+    new, _ = stub_file("a.go", go, extract_entities("a.go", go, "go"))
+    assert "\treturn\n" in new and "return *new(V), *new(bool)" in new and "panic" not in new
+    assert "F(1)" not in new and is_valid(new, "go", "a.go")
+    c = ("static int first(const char *s) {\n    return s[0];\n}\n\n"
+         "int score(const char *s, int n) {\n    return first(s) * n;\n}\n")
+    entities = [e for e in extract_entities("a.c", c, "c") if e.name == "score"]
+    new, _ = stub_file("a.c", c, entities)
+    assert "(void)s;\n    (void)n;\n    (void)first;\n    __builtin_trap();" in new
