@@ -79,7 +79,7 @@ def leaks(out: Path, task: dict, scratch: Path) -> list[str]:
 def statement_problems(task: dict) -> list[str]:
     text, f2p = task["problem_statement"], task["FAIL_TO_PASS"]
     problems = []
-    counts = re.findall(r"(\d+) tests? of its suite fails?", text)
+    counts = re.findall(r"(\d+) tests? of its suite fails?", text) or re.findall(r"These (\d+) tests? must pass", text)
     if counts and int(counts[0]) != len(f2p):
         problems.append(f"count {counts[0]} != {len(f2p)}")
     listed = listed_tests(text)
@@ -117,6 +117,7 @@ def audit(out: Path, replay_per_repo: int) -> dict:
     tasks = [json.loads(line) for line in (out / "tasks.jsonl").read_text().splitlines() if line.strip()]
     with duckdb.connect(str(out / "manifest.duckdb"), read_only=True) as con:
         entities = dict(con.execute("SELECT instance_id, entity FROM tasks").fetchall())
+        families = dict(con.execute("SELECT instance_id, family FROM tasks").fetchall())
         repos = dict(con.execute("SELECT repo, coalesce(language, '') FROM repo_baselines").fetchall())
     report: dict = {"tasks": len(tasks), "repos_dir_present": (out / "repos").exists(), "leaks": {},
                     "statement_problems": {}, "replays": {}}
@@ -128,7 +129,8 @@ def audit(out: Path, replay_per_repo: int) -> dict:
             if problems := statement_problems(t):
                 report["statement_problems"][t["instance_id"]] = problems
         done: dict[str, int] = {}
-        for t in tasks:
+        # a repo's feature task first, so every repo that gives one replays one
+        for t in sorted(tasks, key=lambda t: families.get(t["instance_id"]) != "feature"):
             if done.get(t["repo"], 0) < replay_per_repo:
                 done[t["repo"]] = done.get(t["repo"], 0) + 1
                 report["replays"][t["instance_id"]] = replay(out, t, scratch)
@@ -144,6 +146,14 @@ def audit(out: Path, replay_per_repo: int) -> dict:
                        for r in spread]
     report["median_repo_per_function"] = statistics.median([r.per_function for r in spread]) if spread else 0
     report["size"] = size.__dict__
+    features = [r for r in records if families.get(r.instance_id) == "feature"]
+    report["feature_size"] = size_stats(features).__dict__
+    report["feature_repos"] = sorted({r.repo for r in features})
+    report["feature_languages"] = sorted({repos.get(r, "") for r in report["feature_repos"]})
+    report["large_share"] = round(sum(r.changed_lines >= 50 for r in records) / len(records), 3) if records else 0
+    report["replayed_feature"] = sorted({t["repo"] for t in tasks if t["instance_id"] in report["replays"]
+                                         and families.get(t["instance_id"]) == "feature"
+                                         and report["replays"][t["instance_id"]] == "pass"})
     return report
 
 
@@ -163,7 +173,14 @@ def markdown(report: dict) -> str:
               f"- fixes with 2+ places: {s['multi_place']:.0%}; 2+ files: {s['multi_file']:.0%}; changed lines "
               f"median {s['lines_median']}, hunks median {s['hunks_median']}, files mean {s['files_mean']}",
               f"- replayed outside datagen: {sum(v == 'pass' for v in replays.values())}/{len(replays)} pass"
-              + ("" if all(v == "pass" for v in replays.values()) else f" ({replays})")]
+              + ("" if all(v == "pass" for v in replays.values()) else f" ({replays})"),
+              f"- fixes of 50+ changed lines: {report['large_share']:.0%}"]
+    f = report["feature_size"]
+    if f["tasks"]:
+        lines += [f"- feature tasks: {f['tasks']} from {len(report['feature_repos'])} repos "
+                  f"({', '.join(report['feature_languages'])}); changed lines median {f['lines_median']}, "
+                  f"p90 {f['lines_p90']}; 2+ files: {f['multi_file']:.0%}; files mean {f['files_mean']}; "
+                  f"a feature task replayed in: {', '.join(report['replayed_feature']) or 'none'}"]
     return "\n".join(lines)
 
 

@@ -12,7 +12,8 @@ from datagen.config.executor import ExecutorConfig
 from datagen.config.sandbox import EnvConfig, SandboxConfig
 from datagen.config.teacher import TeacherConfig
 
-Family = Literal["procedural", "removal", "feature_removal", "history", "combine", "lm_rewrite", "evolve"]
+Family = Literal["procedural", "removal", "feature_removal", "feature", "history", "combine", "lm_rewrite",
+                 "evolve"]
 TEACHER_FAMILIES = ("lm_rewrite", "evolve")
 
 
@@ -25,7 +26,7 @@ class BaselineConfig(StrictModel):
 
 class SynthConfig(StrictModel):
     families: list[Family] = Field(
-        default_factory=lambda: ["procedural", "removal", "feature_removal", "history", "combine",
+        default_factory=lambda: ["procedural", "removal", "feature_removal", "feature", "history", "combine",
                                  "lm_rewrite", "evolve"],
         description="strategy families to run; lm_rewrite and evolve need a teacher and are "
         "skipped (recorded) without one")
@@ -42,6 +43,14 @@ class SynthConfig(StrictModel):
     min_entity_lines: int = Field(2, ge=1, description="smaller entities are not targeted")
     combine_share: float = Field(0.25, ge=0, lt=1, description="share of each repo's budget spent on "
                                  "combining validated single bugs into multi-location tasks")
+    feature_share: float = Field(0.25, ge=0, lt=1, description="share of each repo's budget spent on "
+                                 "feature tasks: the functions a group of tests reaches and the rest of the "
+                                 "suite reaches least, their bodies removed as one unit (docs/tasks.md)")
+    feature_lines: tuple[int, int] = Field((30, 400), description="least and most changed lines of a feature "
+                                           "task's fix (added plus removed)")
+    feature_entities: tuple[int, int] = Field((2, 40), description="least and most functions a feature "
+                                              "task removes")
+    feature_multi_file: bool = Field(True, description="features that span files are proposed first")
     combine_size: tuple[int, int] = Field((2, 4), description="bugs merged per combined task")
     history_commits: int = Field(200, ge=0, description="newest commits of a git input to mine")
     lm_rewrites_per_repo: int = Field(20, ge=0, description="functions the teacher rewrites per repo")

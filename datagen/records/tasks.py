@@ -71,7 +71,8 @@ class TaskRecord(Record):
     strategy: str = Field("", description="versioned name of the strategy that made the task")
     parent_ids: list[str] = Field(default_factory=list, description="tasks this one was made from "
                                   "(combine, evolve)")
-    statement_style: str = Field("", description="'issue', 'terse' or 'template'")
+    statement_style: str = Field("", description="'issue', 'terse', 'request' (a feature task's, by a "
+                                 "teacher) or 'template'")
     relevant_files: list[str] = Field(default_factory=list, description="files the fix and the "
                                       "failing tests touch (retrieval labels)")
     changed_files: int = Field(0, description="files the fix changes")
@@ -118,7 +119,8 @@ class CandidateRow(Record):
     candidate_id: str = Field(description="hash of repo, strategy, entity, seed and the change")
     repo: str
     strategy: str
-    family: str = Field(description="procedural, removal, feature_removal, history, combine, lm_rewrite, evolve")
+    family: str = Field(description="procedural, removal, feature_removal, feature, history, combine, lm_rewrite, "
+                        "evolve")
     entity: str = Field(description="path::qualname of the targeted entity ('' when none)")
     seed: int
     status: CandidateStatus
@@ -131,7 +133,10 @@ class CandidateRow(Record):
     instance_id: str | None = Field(None, description="the task it became, when kept")
     fail_to_pass: int = 0
     pass_to_pass: int = 0
-    changed_lines: int = 0
+    changed_lines: int = Field(0, description="lines the kept task's fix adds plus lines it removes")
+    changed_files: int = Field(0, description="files the kept task's fix changes")
+    entities: int = Field(0, description="functions the kept task's fix changes (a feature task: those it "
+                          "removed)")
     sandbox_s: float = Field(0.0, description="sandbox wall seconds spent validating it")
     teacher_tokens: int = Field(0, description="teacher tokens spent on it (rewrite, statement)")
     parent_ids: list[str] = Field(default_factory=list)
@@ -148,12 +153,15 @@ class TaskRow(Record):
     candidate_id: str
     repo: str
     strategy: str
+    family: str = Field("", description="the strategy family that made it (procedural, removal, feature, "
+                        "history, combine, ...)")
     base_commit: str
     fail_to_pass: int
     pass_to_pass: int
     changed_files: int
     changed_lines: int
     hunks: int = Field(0, description="places (diff hunks) the fix changes")
+    entities: int = Field(0, description="functions the fix changes (a feature task: those it removed)")
     entity: str = Field("", description="the function(s) the fix changes, path::qualname (';'-joined for a "
                         "combined task; '' for a mined commit)")
     env_path: str = Field("", description="the sealed environment a trainer clones (envs/<env_id>.git)")

@@ -5,8 +5,10 @@ tasks that are kept, their sealed environments (``OUT/envs/<env_id>.git``, see `
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -77,13 +79,64 @@ def fix_in_tree(repo: TaskRepo, clean: str, tree: str, paths: list[str]) -> str:
     return next((p for p in sorted(fixed) if fixed[p] in present), "")
 
 
+MIN_BLOCK_LINES = 4  # a removed run of lines this long (non-blank) ...
+MIN_BLOCK_CHARS = 80  # ... and this many characters is a body whose copy would give the fix away
+
+
+def _normal(text: str) -> str:
+    """Lines stripped, blank lines dropped, framed by newlines (a block's copy may be indented
+    differently: a docs code block, an example)."""
+    return "\n" + "\n".join(line.strip() for line in text.splitlines() if line.strip()) + "\n"
+
+
+def removed_blocks(old: str, new: str) -> list[str]:
+    """The runs of lines ``new`` lacks against ``old`` (what the fix brings back), normalized
+    as ``_normal``, those of ``MIN_BLOCK_LINES`` non-blank lines and ``MIN_BLOCK_CHARS`` or more."""
+    a, b = old.splitlines(), new.splitlines()
+    out = []
+    for tag, i1, i2, _, _ in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if tag in ("replace", "delete"):
+            lines = [line.strip() for line in a[i1:i2] if line.strip()]
+            if len(lines) >= MIN_BLOCK_LINES and sum(map(len, lines)) >= MIN_BLOCK_CHARS:
+                out.append("\n" + "\n".join(lines) + "\n")
+    return out
+
+
+class CopyIndex:
+    """A repo's clean text files, normalized once, to look a removed body up in."""
+
+    def __init__(self, texts: Mapping[str, str]):
+        self.texts = texts
+        self.normal = {p: _normal(t) for p, t in texts.items()}
+
+    def copy_of_removed(self, changes: Mapping[str, str | None]) -> str:
+        """'<changed path> in <other path>' for the first block a change removes that stands in
+        a file of the changed tree (another file, or elsewhere in its own), '' when none."""
+        tree = {**self.normal, **{p: _normal(t) for p, t in changes.items() if t is not None}}
+        for p in [p for p, t in changes.items() if t is None]:
+            tree.pop(p, None)
+        for path in sorted(changes):
+            new = changes[path]
+            if new is None or path not in self.texts:
+                continue
+            for block in removed_blocks(self.texts[path], new):
+                where = next((other for other in sorted(tree) if block in tree[other]), "")
+                if where:
+                    return f"{path} in {where}"
+        return ""
+
+
 def commit_task(repo: TaskRepo, clean: str, c: Candidate, v: Verdict, runner: str,
-                baseline: Baseline | None = None) -> Emitted:
+                baseline: Baseline | None = None, copies: CopyIndex | None = None) -> Emitted:
     """The task's buggy tree as a root commit of the store (its ``base_commit``: no parent,
     neutral author and message) and its record (statement still empty) with its replay
     scripts, from the env plan of the repo's ``baseline``. Raises ``SkipItem``
-    (``fix_in_environment``) when the fixed text of a changed file is in the buggy tree."""
+    (``fix_in_environment``) when the fixed text of a changed file is in the buggy tree, or
+    (given the repo's ``copies``) when a body the change removes stands in a file of it (a
+    vendored copy, an example, a docs code block, a generated file)."""
     iid = instance_id(c)
+    if copies is not None and (where := copies.copy_of_removed(c.changes)):
+        raise SkipItem("fix_in_environment", f"a removed body of {where} (another copy of it)")
     tree = repo.tree_with(clean, c.changes)
     if copy := fix_in_tree(repo, clean, tree, sorted(c.changes)):
         raise SkipItem("fix_in_environment", f"the fixed {copy} is another file of the repo")

@@ -163,7 +163,8 @@ def combine_candidates(repo: str, kept: list[Candidate], n_tasks: int, sizes: tu
     breaks = breaks or {}
     by_entity: dict[str, Candidate] = {}
     for c in kept:
-        if len(c.changes) == 1 and c.family != "combine" and next(iter(c.changes.values())) is not None:
+        single = len(c.changes) == 1 and next(iter(c.changes.values())) is not None
+        if single and c.family not in ("combine", "feature"):
             by_entity.setdefault(c.entity or c.candidate_id, c)
     singles = list(by_entity.values())
     lo, hi = sizes

@@ -106,3 +106,35 @@ def spread_markdown(records: list[TaskRecord], entities: Mapping[str, str]) -> l
     out += [f"| {r.repo} | {r.tasks} | {r.functions} | {r.files} | {r.per_function:.2f} | {r.max_per_function} |"
             for r in spread]
     return out
+
+
+# Published sizes of the gold changes of agent benchmarks, what a build's sizes are read against.
+AGENT_REFERENCES = [
+    ("SWE-bench Verified", "mean 11.6 lines, 86% in one file"),
+    ("SWE-bench Pro", "mean 107 lines over 4.1 files (1-10-line edits excluded)"),
+    ("CursorBench (Composer 2 report)", "median 181 lines"),
+    ("SWE-Dev (feature tasks)", "mean 190 lines over 3 files"),
+]
+LARGE_FIX = 50  # changed lines from which a fix counts as large
+
+
+def family_markdown(records: list[TaskRecord], families: Mapping[str, str]) -> list[str]:
+    """The card's "size by family" section: per family (instance id -> family), its tasks'
+    changed lines (median, p90), mean files, the share in 2+ files and of 50+ lines; then
+    the same over all tasks, beside the agent benchmarks' published sizes."""
+    by: dict[str, list[TaskRecord]] = {}
+    for r in records:
+        by.setdefault(families.get(r.instance_id, "") or "unknown", []).append(r)
+    out = ["## Size by family", "",
+           "| family | tasks | changed lines (median) | p90 | files (mean) | 2+ files | 50+ lines |",
+           "|---|---:|---:|---:|---:|---:|---:|"]
+    for name, mine in [*sorted(by.items()), ("all", records)]:
+        if not mine:
+            continue
+        s = size_stats(mine)
+        large = sum(r.changed_lines >= LARGE_FIX for r in mine) / len(mine)
+        out.append(f"| {name} | {s.tasks} | {s.lines_median} | {s.lines_p90} | {s.files_mean} | "
+                   f"{s.multi_file:.0%} | {large:.0%} |")
+    out += ["", "| reference | size of the gold change |", "|---|---|",
+            *(f"| {k} | {v} |" for k, v in AGENT_REFERENCES)]
+    return out

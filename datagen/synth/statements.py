@@ -140,6 +140,27 @@ def template_statement(repo: str, failing: list[str], output: str, patch: str,
     return Statement(text.strip() + "\n", "template")
 
 
+def feature_statement(repo: str, api: list[tuple[str, str]], failing: list[str], patch: str,
+                      fix_only: set[str]) -> Statement:
+    """The template statement of a ``feature`` task: the interface to implement (each stubbed
+    function's file and signature, all of them in the buggy tree already) and the tests that
+    must pass (all of FAIL_TO_PASS, the first ``SHOWN_TESTS`` by name). A signature that would
+    leak the fix (it cannot: signatures are kept) is left out."""
+    kept = [(path, sig) for path, sig in api if not leak(sig, patch, fix_only)]
+    shown, more = failing[:SHOWN_TESTS], max(0, len(failing) - SHOWN_TESTS)
+    text = render("statement_feature", repo=repo, interface=grouped(kept), n_entities=len(api),
+                  total=len(failing), failing=[code_span(t) for t in shown], more=more)
+    return Statement(text.strip() + "\n", "template")
+
+
+def grouped(api: list[tuple[str, str]]) -> list[tuple[str, list[str]]]:
+    """(path, signatures) pairs, by path in order."""
+    by_path: dict[str, list[str]] = {}
+    for path, sig in api:
+        by_path.setdefault(path, []).append(sig)
+    return sorted(by_path.items())
+
+
 def statement_prompt(style: str, repo: str, failing: list[str], output: str, test_source: str,
                      max_chars: int) -> str:
     """The teacher prompt for one statement: tests and their output, never the diff."""

@@ -17,7 +17,17 @@ from datagen.crawl.grammars import ts_parser
 from datagen.synth.candidates import Candidate, Target, derive_seed
 from datagen.synth.emit import Emitted
 from datagen.synth.entities import Entity, extract_entities
-from datagen.synth.statements import RepoTokens, Statement, leak, render, statement_prompt, template_statement
+from datagen.synth.statements import (
+    SHOWN_TESTS,
+    RepoTokens,
+    Statement,
+    feature_statement,
+    grouped,
+    leak,
+    render,
+    statement_prompt,
+    template_statement,
+)
 from datagen.teachers import TeacherRequest, TeacherResult
 
 LM_REWRITE = "lm_rewrite_v1"
@@ -174,13 +184,23 @@ def _apply_edits(res: TeacherResult, funcs: list[dict], texts: Mapping[str, str]
 
 
 def teacher_statements(cfg: TasksRecipe, emitted: list[Emitted], texts: Mapping[str, Mapping[str, str]],
-                       tokens: Mapping[str, RepoTokens], teacher) -> list[Statement]:
+                       tokens: Mapping[str, RepoTokens], teacher,
+                       apis: Mapping[str, tuple[list[tuple[str, str]], str]] | None = None) -> list[Statement]:
     """One statement per task, styles taken in turn; a leaking or failed answer falls back
-    to the template (the note says why)."""
+    to the template (the note says why). A feature task (``apis``: instance id -> its
+    interface and the doc comments of its stubbed functions) is asked for as a short
+    request to implement it (``statement_feature_request``), its fallback the feature template."""
     styles = cfg.statement.styles
+    apis = apis or {}
     requests = []
     for i, e in enumerate(emitted):
         r = e.record
+        if r.instance_id in apis:
+            api, docs = apis[r.instance_id]
+            prompt = render("statement_feature_request", repo=r.repo, interface=grouped(api), docs=docs.strip(),
+                            failing=r.FAIL_TO_PASS[:SHOWN_TESTS], more=max(0, len(r.FAIL_TO_PASS) - SHOWN_TESTS))
+            requests.append(_ask(prompt, r.instance_id, derive_seed(cfg.seed, r.instance_id, "statement")))
+            continue
         src = test_source(texts[r.repo], r.FAIL_TO_PASS[0]) if r.FAIL_TO_PASS else ""
         prompt = statement_prompt(styles[i % len(styles)], r.repo, r.FAIL_TO_PASS, e.verdict.failure_output, src,
                                   cfg.statement.max_output_chars)
@@ -193,8 +213,12 @@ def teacher_statements(cfg: TasksRecipe, emitted: list[Emitted], texts: Mapping[
         fix_only = tokens[r.repo].fix_only(e.candidate.changes, r.patch)
         text = (res.text or "").strip() if res.status == "ok" else ""
         why = leak(text, r.patch, fix_only) if text else f"teacher {res.status}"
+        feature = r.instance_id in apis
         if why is None:
-            out.append(Statement(text + "\n", styles[i % len(styles)]))
+            out.append(Statement(text + "\n", "request" if feature else styles[i % len(styles)]))
+        elif feature:
+            st = feature_statement(r.repo, apis[r.instance_id][0], r.FAIL_TO_PASS, r.patch, fix_only)
+            out.append(Statement(st.text, st.style, note=why))
         else:
             st = template_statement(r.repo, r.FAIL_TO_PASS, e.verdict.failure_output, r.patch, fix_only)
             out.append(Statement(st.text, st.style, note=why))

@@ -138,3 +138,34 @@ def test_rebuild_takes_teacher_answers_from_the_cache(teacher_build, minilib, sy
     assert (again.out / "tasks.jsonl").read_bytes() == (built.out / "tasks.jsonl").read_bytes()
     rows = sql(again.out, "SELECT status, bool_and(cached) FROM teacher_calls GROUP BY status ORDER BY status")
     assert rows == [("invalid", True), ("ok", True)]
+
+
+REQUEST = ("Please implement the number helpers in minilib/core.py: clamp should keep a value within its "
+           "bounds, mean should average a list and refuse an empty one, and count_words should count words "
+           "case-insensitively, as the tests in tests/test_core.py check.")
+
+
+def feature_answer(body: dict) -> str:
+    """Feature requests: a good one for the core helpers, one quoting a removed line for shapes."""
+    prompt = first_user_text(body)
+    assert "implement a feature" in prompt, prompt[:300]
+    return REQUEST if "tests/test_core.py" in prompt else LEAKING
+
+
+def test_feature_tasks_get_a_request_or_the_feature_template(minilib, synth_cache, tmp_path):
+    with FakeOpenAI(answer=feature_answer) as server:
+        built = cli_build([minilib], tmp_path / "out", synth_cache, "synth.families=[feature]",
+                          "synth.feature_lines=[4,400]", "synth.feature_entities=[1,40]",
+                          *TEACHER_SETS[2:], f"teacher.base_url={server.base_url}")
+        prompts = [first_user_text(b) for b in server.bodies]
+    tasks = {("core" if "minilib/core.py" in t["patch"] else "shapes"): t for t in read_tasks(built.out)}
+    assert set(tasks) == {"core", "shapes"}, tasks.keys()
+    notes = dict(sql(built.out, "SELECT instance_id, statement_note FROM tasks"))
+    core, shapes = tasks["core"], tasks["shapes"]
+    assert core["statement_style"] == "request" and core["problem_statement"] == REQUEST + "\n"
+    assert shapes["statement_style"] == "template" and notes[shapes["instance_id"]] == "quotes_fix_line"
+    assert "def perimeter(width, height)" in shapes["problem_statement"]
+    assert "total = width + height" not in shapes["problem_statement"]
+    # the prompt shows the interface and the tests, never a removed line
+    core_prompt = next(p for p in prompts if "tests/test_core.py" in p)
+    assert "def clamp(value, low, high)" in core_prompt and "return sum(values)" not in core_prompt

@@ -22,7 +22,7 @@ from datagen.records.tasks import CandidateRow, RepoBaselineRow, TaskRecord, Tas
 from datagen.runtime.atomic import atomic_open, atomic_path, atomic_write
 from datagen.synth.emit import Emitted, seal_task
 from datagen.synth.gitrepo import TaskRepo
-from datagen.synth.spread import hunks, spread_markdown
+from datagen.synth.spread import family_markdown, hunks, spread_markdown
 
 # Published task sizes (changed lines of the fix) to read ours against.
 REFERENCES = {"SWE-bench": "7-10 changed lines (median)", "CursorBench": "181 changed lines (median)"}
@@ -42,14 +42,17 @@ def write_outputs(cfg: TasksRecipe, out: Path, run_id: str, states, rows: list[C
     shard = _write_parquet(files / "data" / "train-00000-of-00001.parquet", records)
     by_id = {e.record.instance_id: e for e in emitted}
     entities = {i: e.candidate.entity for i, e in by_id.items()}
-    _write_card(files, cfg, records, language_table([s.row for s in states], rows, records), entities)
+    families = {i: e.candidate.family for i, e in by_id.items()}
+    _write_card(files, cfg, records, language_table([s.row for s in states], rows, records), entities, families)
     task_rows = [TaskRow(run_id=run_id, instance_id=r.instance_id,
                          candidate_id=by_id[r.instance_id].candidate.candidate_id,
                          statement_note=by_id[r.instance_id].statement_note,
-                         repo=r.repo, strategy=r.strategy, base_commit=r.base_commit,
+                         repo=r.repo, strategy=r.strategy, family=by_id[r.instance_id].candidate.family,
+                         base_commit=r.base_commit,
                          fail_to_pass=len(r.FAIL_TO_PASS), pass_to_pass=len(r.PASS_TO_PASS),
                          changed_files=r.changed_files, changed_lines=r.changed_lines,
                          hunks=hunks(r.patch), entity=entities[r.instance_id], env_path=r.repo_path,
+                         entities=len([x for x in entities[r.instance_id].split(";") if x]),
                          statement_style=r.statement_style, statement_chars=len(r.problem_statement),
                          long_horizon=r.long_horizon) for r in records]
     counts: dict[str, int] = {}
@@ -193,7 +196,7 @@ def language_table(repos: list[RepoBaselineRow], rows: list[CandidateRow], recor
 
 
 def _write_card(out: Path, cfg: TasksRecipe, records: list[TaskRecord], languages: list[str] = (),
-                entities: dict[str, str] | None = None) -> None:
+                entities: dict[str, str] | None = None, families: dict[str, str] | None = None) -> None:
     header = {
         "license": "other", "pretty_name": "datagen agent tasks",
         "tags": ["code", "agents", "swe-bench", "datagen"], "task_categories": ["text-generation"],
@@ -217,6 +220,7 @@ def _write_card(out: Path, cfg: TasksRecipe, records: list[TaskRecord], language
              "## Statistics", "", f"- tasks: {len(records)}",
              f"- long-horizon tasks (fix spans 5+ files): {sum(r.long_horizon for r in records)}",
              *(f"- reference, {k}: {v}" for k, v in REFERENCES.items()), "",
-             *spread_markdown(records, entities or {}), "", "| strategy | tasks |", "|---|---:|",
+             *spread_markdown(records, entities or {}), "", *family_markdown(records, families or {}), "",
+             "| strategy | tasks |", "|---|---:|",
              *(f"| {k} | {v} |" for k, v in sorted(by_strategy.items())), "", *languages, ""]
     atomic_write(out / "README.md", "\n".join(lines))

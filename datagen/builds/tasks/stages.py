@@ -11,7 +11,7 @@ import shutil
 from collections import Counter
 from dataclasses import dataclass, field
 from itertools import islice
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from rich.console import Console
 
@@ -25,15 +25,20 @@ from datagen.records.tasks import CandidateRow, RepoBaselineRow
 from datagen.runtime.executors import StageRunner
 from datagen.runtime.repo_stage import run_repo_stage, stage_threads, stored
 from datagen.sandbox.envs.python.plan import generated_files
+from datagen.sandbox.harness.profiles.registry import get_profile
 from datagen.synth.baseline import Baseline
 from datagen.synth.candidates import Candidate, change_id, covered_entities, propose
 from datagen.synth.check import Verdict
-from datagen.synth.emit import Emitted, commit_task, instance_id
+from datagen.synth.emit import CopyIndex, Emitted, commit_task, instance_id
 from datagen.synth.entities import LANGS as ENTITY_LANGS
+from datagen.synth.entities import extract_entities
+from datagen.synth.feature_tasks import FAMILY as FEATURE
+from datagen.synth.feature_tasks import FeatureSize, doc_comments, feature_candidates, interface
 from datagen.synth.gitrepo import TaskRepo
 from datagen.synth.mining import combine_candidates, history_candidates
+from datagen.synth.reach import coverage_reach, static_reach
 from datagen.synth.snapshot import detect_profile, non_blank_lines, snapshot_files, source_files, write_snapshot
-from datagen.synth.statements import RepoTokens, first_error, template_statement
+from datagen.synth.statements import RepoTokens, feature_statement, first_error, template_statement
 
 PROPOSING = ("procedural", "removal", "feature_removal")
 
@@ -178,6 +183,8 @@ def propose_all(cfg: TasksRecipe, states: list[RepoState], teacher, console: Con
         mine = list(islice(propose(s.repo.name, targets, s.texts, [f for f in cfg.synth.families if f in PROPOSING],
                                    cfg.synth.strategies, cfg.seed, cfg.synth.seeds_per_pair,
                                    cfg.synth.max_candidates_per_entity), budget))
+        if FEATURE in cfg.synth.families:
+            mine += propose_features(cfg, s)
         if "history" in cfg.synth.families and s.repo.kind != "dir":
             mine += history_candidates(s.repo.name, s.repo.root, s.texts, {p for p, _ in s.sources},
                                        cfg.synth.history_commits)
@@ -193,11 +200,34 @@ def propose_all(cfg: TasksRecipe, states: list[RepoState], teacher, console: Con
 
 
 def singles_budget(cfg: TasksRecipe) -> int:
-    """Candidates a repo's single bugs may use: its budget less the combine share."""
+    """Candidates a repo's single bugs may use: its budget less the combine and feature shares."""
     cap = cfg.synth.max_candidates_per_repo
-    if "combine" not in cfg.synth.families:
+    if "combine" not in cfg.synth.families and FEATURE not in cfg.synth.families:
         return cap
-    return max(1, cap - combine_budget(cfg, cap))
+    return max(1, cap - combine_budget(cfg, cap) - feature_budget(cfg, cap))
+
+
+def feature_budget(cfg: TasksRecipe, cap: int) -> int:
+    """Feature candidates a repo of budget ``cap`` may use (``synth.feature_share`` of it)."""
+    return math.ceil(cfg.synth.feature_share * cap) if FEATURE in cfg.synth.families else 0
+
+
+def propose_features(cfg: TasksRecipe, s: RepoState) -> list[Candidate]:
+    """The repo's feature candidates: what each group of its tests reaches (per-test
+    coverage where the baseline has it, else the static reach from the test code), less
+    what the other groups reach, stubbed (``synth.feature_*``)."""
+    profile = get_profile(s.row.runner)
+    entities = [e for path, lang in s.sources for e in extract_entities(path, s.texts[path], lang)]
+    reach = coverage_reach(s.baseline, entities, profile.test_group) if s.baseline and s.baseline.line_tests else {}
+    if len({frozenset(g) for g in reach.values()}) < 2:  # no coverage, or one that tells no group apart
+        # (a runner that traces per file, not per test)
+        lang_of = {PurePosixPath(p).suffix: lang for p, lang in s.sources}
+        tests = [p for p in sorted(s.texts) if PurePosixPath(p).suffix in lang_of and profile.is_test_file(p)]
+        reach = static_reach(entities, s.texts, tests, lang_of)
+    size = FeatureSize(tuple(cfg.synth.feature_lines), tuple(cfg.synth.feature_entities),
+                       cfg.synth.feature_multi_file)
+    return feature_candidates(s.repo.name, entities, s.texts, reach,
+                              feature_budget(cfg, cfg.synth.max_candidates_per_repo), size, cfg.seed)
 
 
 def combine_budget(cfg: TasksRecipe, cap: int) -> int:
@@ -275,7 +305,8 @@ def emit_tasks(cfg: TasksRecipe, states: list[RepoState], candidates: list[Candi
     for each function it changes), when it breaks the same
     tests with the same first error as a kept task (``duplicate_break``, ``duplicate_of``
     that task), when its statement is another task's (``duplicate_statement``), or when the
-    fixed text is a file of its own environment (``fix_in_environment``)."""
+    fixed text is a file of its own environment, or a block of lines the fix brings back
+    (a removed body) stands in another file of it (``fix_in_environment``)."""
     by_repo = {s.repo.name: s for s in states}
     order = sorted(candidates, key=emit_order)
     fate: list[tuple[Candidate, dict]] = []  # each candidate with its row's overrides
@@ -284,6 +315,7 @@ def emit_tasks(cfg: TasksRecipe, states: list[RepoState], candidates: list[Candi
     kept_lines: dict[str, list[set[str]]] = {}
     per_entity: Counter[tuple[str, str]] = Counter()  # (repo, function) -> tasks that change it
     breaks: dict[tuple, str] = {}  # (repo, FAIL_TO_PASS, first error) -> the task that has it
+    copies: dict[str, CopyIndex] = {}  # repo -> its normalized text files
     for c in order:
         v = verdicts[c.candidate_id]
         if c.candidate_id in seen:  # its own row id: the change's id is the first proposer's
@@ -311,7 +343,9 @@ def emit_tasks(cfg: TasksRecipe, states: list[RepoState], candidates: list[Candi
             fate.append((c, {**drop, "reason": "near_duplicate_patch"}))
             continue
         try:
-            e = commit_task(s.git, s.clean, c, v, s.row.runner, s.baseline)
+            if c.repo not in copies:
+                copies[c.repo] = CopyIndex(s.texts)
+            e = commit_task(s.git, s.clean, c, v, s.row.runner, s.baseline, copies[c.repo])
         except SkipItem as exc:
             fate.append((c, {**drop, "reason": exc.reason, "detail": exc.detail}))
             continue
@@ -321,7 +355,8 @@ def emit_tasks(cfg: TasksRecipe, states: list[RepoState], candidates: list[Candi
         breaks[signature] = e.record.instance_id
         emitted.append(e)
         fate.append((c, {"instance_id": e.record.instance_id, "stage": "kept",
-                         "changed_lines": e.record.changed_lines}))
+                         "changed_lines": e.record.changed_lines, "changed_files": e.record.changed_files,
+                         "entities": len(functions)}))
     _write_statements(cfg, by_repo, emitted, teacher, console)
     emitted = _unique_statements(emitted, fate)
     rows = [_row(run_id, c, verdicts[c.candidate_id]).model_copy(update=upd) for c, upd in fate]
@@ -375,13 +410,25 @@ def _write_statements(cfg: TasksRecipe, by_repo: dict[str, RepoState], emitted: 
     if teacher is not None:
         from datagen.synth.teacher_tasks import teacher_statements
 
+        apis = {}
+        for e in emitted:
+            if e.candidate.family == FEATURE:
+                s = by_repo[e.record.repo]
+                apis[e.record.instance_id] = (interface(s.texts, e.candidate.entity, dict(s.sources)),
+                                              doc_comments(s.texts, e.candidate.entity, dict(s.sources)))
         statements = teacher_statements(cfg, emitted, {n: s.texts for n, s in by_repo.items()},
-                                        {n: s.tokens for n, s in by_repo.items()}, teacher)
+                                        {n: s.tokens for n, s in by_repo.items()}, teacher, apis)
     else:
         statements = []
         for e in emitted:
             tok = by_repo[e.record.repo].tokens
             fix_only = tok.fix_only(e.candidate.changes, e.record.patch)
+            if e.candidate.family == FEATURE:
+                langs = dict(by_repo[e.record.repo].sources)
+                api = interface(by_repo[e.record.repo].texts, e.candidate.entity, langs)
+                statements.append(feature_statement(e.record.repo, api, e.record.FAIL_TO_PASS, e.record.patch,
+                                                    fix_only))
+                continue
             statements.append(template_statement(e.record.repo, e.record.FAIL_TO_PASS, e.verdict.failure_output,
                                                  e.record.patch, fix_only))
     for e, st in zip(emitted, statements):

@@ -198,6 +198,15 @@ class Profile:
         subset the baseline falls back to when the suite does not fit its budget."""
         return []
 
+    def test_group(self, test: str) -> str:
+        """The group a test id belongs to (its file, class, ``describe`` block or family): the
+        id up to its last ``" > "``, ``"::"`` or ``"#"`` part; an id without one is its own group.
+        The ``feature`` family removes what one group reaches and the others reach least."""
+        for sep in (" > ", "#", "::"):
+            if sep in test:
+                return test.rsplit(sep, 1)[0]
+        return test
+
     def grading_targets(self, tests: list[str]) -> list[str]:
         """What a grading run is given for ``tests`` (default: the ids themselves)."""
         return list(dict.fromkeys(tests))

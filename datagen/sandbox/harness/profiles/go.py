@@ -201,6 +201,11 @@ class GoProfile(Profile):
     def test_files(self, tests: list[str]) -> list[str]:
         return []
 
+    def test_group(self, test: str) -> str:
+        """A test function and its subtests (``pkg::TestName/sub`` -> ``pkg::TestName``)."""
+        package, sep, name = test.rpartition("::")
+        return package + sep + name.split("/", 1)[0]
+
     # --- replay -------------------------------------------------------------------------
     def setup_commands(self, plan: EnvPlan) -> list[str]:
         lines = [f"[ -f {shlex.quote(rel)} ] || printf %s {shlex.quote(text)} > {shlex.quote(rel)}"
