@@ -26,7 +26,9 @@ TOOLS: dict[str, str] = {
     "phpunit": "phpunit",
     "composer": "composer",               # a PHP project's own autoloader without Packagist
     "cmake": "cmake",
+    "ctest": "cmake",
     "g++": "g++",
+    "c++": "g++",
     "cc": "gcc",
     "gcov": "gcc",
     "make": "make",

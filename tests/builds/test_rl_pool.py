@@ -72,7 +72,7 @@ def overrides(tmp_path: Path, server: FakeOpenAI | None) -> list[str]:
 
 def test_pool_keeps_the_band_and_hands_each_instruction_out_once(tmp_path, tasks_file):
     if not bwrap_works()[0]:
-        pytest.skip("the pool build runs policy patches only in bwrap")
+        pytest.skip(f"the pool build runs policy patches only in bwrap: {bwrap_works()[1]}")
     fix = json.loads(tasks_file.read_text().splitlines()[0])["patch"]
     with FakeOpenAI(answer=policy_answer(fix)) as server:
         result = run_rl_pool(tasks=tasks_file, output=tmp_path / "pool", overrides=overrides(tmp_path, server))
@@ -116,7 +116,7 @@ POOL_TABLES = {"pool": (), "pool_drops": (), "attempts": ("duration_s",), "diffi
 def test_ray_grading_matches_local(tmp_path, tasks_file, ray_cluster):
     """The attempts graded by a datatrove stage on a local Ray instance: same pool, same rows."""
     if not bwrap_works()[0]:
-        pytest.skip("the pool build runs policy patches only in bwrap")
+        pytest.skip(f"the pool build runs policy patches only in bwrap: {bwrap_works()[1]}")
     fix = json.loads(tasks_file.read_text().splitlines()[0])["patch"]
     with FakeOpenAI(answer=policy_answer(fix)) as server:
         local = run_rl_pool(tasks=tasks_file, output=tmp_path / "local", overrides=overrides(tmp_path, server))

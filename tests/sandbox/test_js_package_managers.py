@@ -19,6 +19,7 @@ from datagen.sandbox.harness.profiles.node import manager_spec
 from datagen.sandbox.harness.profiles.registry import get_profile
 from datagen.sandbox.harness.runners import ensure_env, run_profile
 from datagen.sandbox.isolation.select import bwrap_works, untrusted_sandbox
+from tests import tools
 
 INTEGRITY = "sha512-41Cifkg6e8TylSpdtTpeLVMqvSBEVzTttHvERD741+pnZ8ANv0004MRL43QKPDlK9cGvNp6NZWZUBlbGXYxxng=="
 PNPM_LOCK = f"""lockfileVersion: '9.0'
@@ -70,8 +71,9 @@ def _registry() -> bool:
 
 @pytest.fixture(autouse=True)
 def _needs_npm_and_bwrap():
-    if shutil.which("npm") is None or not _registry():
-        pytest.skip("npm or the npm registry unavailable")
+    tools.skip_unless("npm")
+    if not _registry():
+        pytest.skip("the npm registry is unreachable from here")
     ok, reason = bwrap_works()
     if not ok:
         pytest.skip(f"bwrap unavailable: {reason}")
