@@ -40,8 +40,17 @@ def _bash(script: str, cwd: Path) -> subprocess.CompletedProcess:
     return subprocess.run(["bash", "-c", script], cwd=cwd, capture_output=True, text=True, timeout=600)
 
 
-@pytest.mark.parametrize("repo", sorted(REPOS))
+# Half the languages here, half in test_feature_build_compiled.py: the suite's workers take a
+# file each, and ten builds in one file would keep one worker busy for the whole run.
+SCRIPTED = ("tinyhttp", "shapes-js", "intervals-ts", "ledger-rb", "tally-php")
+
+
+@pytest.mark.parametrize("repo", SCRIPTED)
 def test_feature_task_of_a_sample_repo(repo: str, tmp_path: Path, synth_cache: Path) -> None:
+    check_feature_task(repo, tmp_path, synth_cache)
+
+
+def check_feature_task(repo: str, tmp_path: Path, synth_cache: Path) -> None:
     src = STATSC if repo == "statsc" else SAMPLES / repo
     profile = detect_profile(src, [p.relative_to(src).as_posix() for p in src.rglob("*") if p.is_file()])
     if profile is None or (missing := profile.missing_tool()) is not None:

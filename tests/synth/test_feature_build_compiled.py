@@ -1,0 +1,16 @@
+"""Feature tasks of the compiled languages' sample repos (the checks: test_feature_build.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.synth.test_feature_build import REPOS, SCRIPTED, check_feature_task
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.mark.parametrize("repo", sorted(set(REPOS) - set(SCRIPTED)))
+def test_feature_task_of_a_compiled_sample_repo(repo: str, tmp_path: Path, synth_cache: Path) -> None:
+    check_feature_task(repo, tmp_path, synth_cache)
