@@ -55,3 +55,65 @@ def cmake_regex(names: list[str]) -> str:
     special = set(".^$*+?()[]{}|\\/")
     escaped = ["".join("\\" + c if c in special else c for c in n) for n in names]
     return "^(" + "|".join(escaped) + ")$"
+
+
+# Reads ``ctest --output-junit`` the way ``parsers.parse_ctest_junit`` does (a test whose output
+# reports its own cases, ``parsers.case_lines``, gives ``<test>::<case>`` ids; a test that failed
+# while all its cases passed gives its own name as failed too) and prints "NOT PASSED: <id>" for
+# each id of $IDS (one a line) that did not pass.
+CTEST_CASES_AWK = r"""
+function unxml(v) { gsub(/&quot;/, "\"", v); gsub(/&apos;/, "'", v); gsub(/&lt;/, "<", v);
+  gsub(/&gt;/, ">", v); gsub(/&#10;/, "\n", v); gsub(/&#13;/, "\r", v); gsub(/&amp;/, "\\&", v); return v }
+function attr(s, k,   n) { if (match(s, " " k "=\"[^\"]*\"")) { n = length(k) + 3;
+  return unxml(substr(s, RSTART + n, RLENGTH - n - 1)) } return "" }
+function trim(v) { gsub(/^[ \t\r\n]+|[ \t\r\n]+$/, "", v); return v }
+function addcase(nm, st) { nm = trim(nm); seen[nm]++; if (seen[nm] > 1) nm = nm " (" seen[nm] ")"
+  if (!(nm in cst)) order[++ncase] = nm; cst[nm] = st }
+function checkname(nm,   i, rest) { for (i = 2; i < length(nm); i++) { rest = substr(nm, i)
+    if (substr(nm, i - 1, 1) !~ /[ \t]/ && rest ~ /^ \[.*\]\[.*\]$/) return substr(nm, 1, i - 1) }
+  return nm }
+function line(s,   lc, p, n, rest, st) { sub(/\r$/, "", s); lc = tolower(s)
+  if (s ~ /^\[ RUN +\] [^ \t]+$/) { running[++nrun] = substr(s, index(s, "] ") + 2); return }
+  if (s ~ /^[^:]+:[0-9]+:[A-Za-z_][A-Za-z0-9_]*:(PASS|FAIL|IGNORE)([^A-Za-z0-9_]|$)/) { split(s, p, ":")
+    addcase(p[3], p[4] ~ /^PASS/ ? "pass" : p[4] ~ /^FAIL/ ? "fail" : "skip"); return }
+  if (s ~ /^\[ +(OK|FAILED|SKIPPED) +\] [^ \t]+ \([0-9]+ ms\)$/) { rest = substr(s, index(s, "] ") + 2)
+    rest = substr(rest, 1, index(rest, " (") - 1)
+    for (n = 1; n <= nrun; n++) if (running[n] == rest) { running[n] = ""; break }
+    addcase(rest, s ~ /^\[ +OK/ ? "pass" : s ~ /^\[ +FAILED/ ? "fail" : "skip"); return }
+  if (lc ~ /^(not ok|ok) [0-9]+ /) { st = lc ~ /^not/ ? "fail" : "pass"; rest = s; sub(/^[^ ]+( ok)? [0-9]+/, "", rest)
+    if (rest ~ /^ - ./) rest = substr(rest, 4); else rest = substr(rest, 2)
+    if (match(tolower(rest), / # (skip|todo)([^a-z0-9_]|$)/) && RSTART > 1) {
+      rest = substr(rest, 1, RSTART - 1); st = "skip" }
+    if (rest != "") addcase(rest, st); return }
+  if (lc ~ /^\[(pass|fail)\] ./) addcase(checkname(trim(substr(s, 8))), lc ~ /^\[pass/ ? "pass" : "fail") }
+function put(id, st) { if (!(id in res) || rank[st] > rank[res[id]]) res[id] = st }
+function done(   i, bad, nm) { if (cur == "") return
+  for (i = 1; i <= nrun; i++) if (running[i] != "" && !(running[i] in cst)) {
+    order[++ncase] = running[i]; cst[running[i]] = "error" }
+  if (exe == "skip") ncase = 0
+  for (i = 1; i <= ncase; i++) { nm = order[i]; put(cur "::" nm, cst[nm])
+    if (cst[nm] != "pass" && cst[nm] != "skip") bad = 1 }
+  if (ncase == 0 || ((exe == "fail" || exe == "error") && !bad)) put(cur, exe)
+  cur = ""; ncase = 0; nrun = 0; inout = 0; split("", cst); split("", seen); split("", order); split("", running) }
+BEGIN { rank["skip"] = 0; rank["pass"] = 1; rank["fail"] = 2; rank["error"] = 3 }
+inout { s = $0; end = index(s, "</system-out>"); if (end) s = substr(s, 1, end - 1)
+  line(unxml(s)); if (end) inout = 0; next }
+/<testcase[ >]/ { done(); tag = substr($0, index($0, "<testcase")); cur = attr(tag, "name")
+  exe = tag ~ /status="disabled"/ ? "skip" : "pass" }
+cur != "" && /<error[ >\/]/ { exe = "error" }
+cur != "" && /<failure[ >\/]/ && exe != "error" { exe = "fail" }
+cur != "" && /<skipped[ >\/]/ { exe = $0 ~ /Unable to find executable/ ? "error" : exe == "pass" ? "skip" : exe }
+cur != "" && /<system-out>/ { s = substr($0, index($0, "<system-out>") + 12); end = index(s, "</system-out>")
+  if (end) s = substr(s, 1, end - 1); else inout = 1
+  if (s != "" || inout) line(unxml(s)) }
+/<\/testcase>/ { done() }
+END { done(); n = split(ENVIRON["IDS"], want, "\n"); rc = 0
+  for (i = 1; i <= n; i++) if (want[i] != "" && res[want[i]] != "pass") { print "NOT PASSED: " want[i]; rc = 1 }
+  exit rc }
+"""
+
+
+def ctest_check(report: str, tests: list[str]) -> list[str]:
+    """Bash lines: check the ``ctest --output-junit`` ``report`` for ``tests`` (test names and
+    ``<test>::<case>`` ids) and exit with the result."""
+    return [ids_assignment(tests), f"awk {shlex.quote(CTEST_CASES_AWK)} {report}", "exit $?"]
