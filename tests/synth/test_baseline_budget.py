@@ -54,3 +54,39 @@ def test_a_suite_whose_first_file_does_not_fit_is_a_recorded_timeout(tmp_path):
                               "tests/test_b.py": "def test_b():\n    pass\n"}, timeout_s=10)
     base = measure_baseline(suite, 1, False)
     assert base.reason == "suite_timeout" and base.detail == "over 10 s" and base.subset == []
+
+
+HYPOTHESIS_SLOW = ("import time\n\nfrom hypothesis import given, settings, strategies as st\n\n\n"
+                   "@settings(deadline=None)\n@given(st.integers())\ndef test_many_examples(x):\n    time.sleep(0.4)\n")
+
+
+def test_a_hypothesis_suite_over_its_budget_runs_with_fewer_examples(tmp_path):
+    """cattrs' suite (Hypothesis in most files) ran past its budget whole and as its first
+    files: with 100 examples a property here takes 40 s, over the 25 s budget; with the
+    budget's 10 examples the whole suite fits, and the task's eval script runs it that way."""
+    import subprocess
+    import sys
+
+    from datagen.sandbox.harness.profiles.pytest import BUDGET_EXAMPLES, HYPOTHESIS_EXAMPLES
+
+    suite = _suite(tmp_path, {"calc.py": CALC, "tests/test_prop.py": HYPOTHESIS_SLOW,
+                              "tests/test_add.py": "from calc import add\n\n\ndef test_add():\n"
+                                                   "    assert add(2, 3) == 5\n"}, timeout_s=25)
+    base = measure_baseline(suite, 1, False)
+    assert base.reason is None, base.detail
+    assert base.budget == {HYPOTHESIS_EXAMPLES: str(BUDGET_EXAMPLES)} and base.subset == []
+    assert f"over 25 s: it runs with {HYPOTHESIS_EXAMPLES}=10" in base.detail
+    assert base.stable == ["tests/test_add.py::test_add", "tests/test_prop.py::test_many_examples"]
+    assert base.plan["env"][HYPOTHESIS_EXAMPLES] == "10"  # what the tasks' scripts are written from
+    from datagen.records.env import EnvPlan
+
+    profile = get_profile("pytest")
+    script = profile.eval_script(EnvPlan.model_validate(base.plan), base.stable)
+    assert f"export {HYPOTHESIS_EXAMPLES}=10" in script
+    work = write_tree(tmp_path / "replay", {"calc.py": CALC, "tests/test_prop.py": HYPOTHESIS_SLOW})
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "python").symlink_to(sys.executable)  # an interpreter with pytest and hypothesis
+    run = subprocess.run(["bash", "-c", script.replace("tests/test_add.py::test_add", "")], cwd=work,
+                         capture_output=True, text=True, timeout=60, env={"PATH": f"{bin_dir}:/usr/bin:/bin"})
+    assert run.returncode == 0 and "1 passed" in run.stdout, run.stdout + run.stderr

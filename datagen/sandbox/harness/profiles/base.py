@@ -198,6 +198,12 @@ class Profile:
         subset the baseline falls back to when the suite does not fit its budget."""
         return []
 
+    def budget_vars(self, env: ProfileEnv) -> dict[str, str]:
+        """Variables that run the same tests for less time, for a suite that does not fit its
+        budget whole ({} where the profile knows none): the baseline's runs, every candidate's
+        and the task's eval script then get them (they go into the plan's ``env``)."""
+        return {}
+
     def grading_targets(self, tests: list[str]) -> list[str]:
         """What a grading run is given for ``tests`` (default: the ids themselves)."""
         return list(dict.fromkeys(tests))

@@ -57,13 +57,43 @@ def pytest_runtest_protocol(item, nextitem):
         cov.switch_context(item.nodeid)
 '''
 _VENV = '"${VENV_DIR:-.venv}"'
+# A suite over its time budget whose env has Hypothesis runs with fewer examples per property
+# test: pytest is started by a few lines that first load a Hypothesis settings profile with
+# this variable's ``max_examples`` (no conftest or file is added; a profile the suite's own
+# conftest registers afterwards inherits it, as cattrs' ``tests`` profile does; a test's own
+# ``@settings(max_examples=...)`` keeps its number).
+HYPOTHESIS_EXAMPLES = "HYPOTHESIS_MAX_EXAMPLES"
+BUDGET_EXAMPLES = 10
+# (Loaded from pytest's first hook that runs before any conftest, not before pytest: a module
+# imported before pytest marks its plugins for assertion rewriting gets a warning, an error
+# under ``filterwarnings = error``.)
+_HYPOTHESIS_BOOT = """import os, sys
+import pytest
+class Budget:
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_load_initial_conftests(self):
+        try:
+            from hypothesis import settings
+        except ImportError:
+            return
+        settings.register_profile("budget", max_examples=int(os.environ["HYPOTHESIS_MAX_EXAMPLES"]))
+        settings.load_profile("budget")
+sys.exit(pytest.main(sys.argv[1:], plugins=[Budget()]))
+"""
 
 
-def pytest_command(python: str, report: str, tests: list[str]) -> list[str]:
+def pytest_start(python: str, plan: EnvPlan | None = None) -> list[str]:
+    """``python -m pytest``, or the Hypothesis budget's start where the plan sets one."""
+    if plan is not None and HYPOTHESIS_EXAMPLES in plan.env:
+        return [python, "-c", _HYPOTHESIS_BOOT]
+    return [python, "-m", "pytest"]
+
+
+def pytest_command(python: str, report: str, tests: list[str], plan: EnvPlan | None = None) -> list[str]:
     """pytest with a JUnit report (xunit1: it names each test's file) and no cache writes;
     the default verbosity in the classic style, whose one line per test file (``tests/test_a.py ..F``)
     tells which files a run cut off by its time limit had finished."""
-    return [python, "-m", "pytest", "-p", "no:cacheprovider", "-o", "junit_family=xunit1",
+    return [*pytest_start(python, plan), "-p", "no:cacheprovider", "-o", "junit_family=xunit1",
             "-o", "console_output_style=classic", f"--junitxml={report}", "--continue-on-collection-errors",
             "-rN", *tests]
 
@@ -194,7 +224,18 @@ class PytestProfile(Profile):
     def test_command(self, env: ProfileEnv, workdir: Path, tests: list[str] | None) -> list[str]:
         # the whole suite: the plan's test paths (the ini's ``testpaths``, or a tox pytest
         # command's folders where the ini names none), as the repo's own runs collect it
-        return pytest_command(self.python(env), self.report, sorted(set(tests or [])) or suite_paths(env.plan, workdir))
+        return pytest_command(self.python(env), self.report, sorted(set(tests or [])) or suite_paths(env.plan, workdir),
+                              env.plan)
+
+    def budget_vars(self, env: ProfileEnv) -> dict[str, str]:
+        """Fewer Hypothesis examples (``BUDGET_EXAMPLES``) where the env has Hypothesis (its
+        plan installs it, or its site-packages hold it)."""
+        site = [] if env.path is None else list(Path(env.path).glob("venv/lib/python*/site-packages"))
+        planned = any(re.match(r"(?i)hypothesis(?![\w.-])", a) for step in env.plan.install for a in step.args)
+        installed = any((Path(d) / "hypothesis").is_dir() for d in [*site, *env.ro_paths])  # ro: inherited sites
+        if HYPOTHESIS_EXAMPLES in env.plan.env or not (planned or installed):
+            return {}
+        return {HYPOTHESIS_EXAMPLES: str(BUDGET_EXAMPLES)}
 
     def grading_targets(self, tests: list[str]) -> list[str]:
         """The files holding ``tests``: whole files, so a missing test does not abort the run."""
@@ -266,7 +307,8 @@ class PytestProfile(Profile):
                  "unset PYTHONSTARTUP PYTHONWARNINGS PYTHONOPTIMIZE PYTHONDEVMODE",
                  'export PYTHONDONTWRITEBYTECODE=1 PYTHONHASHSEED=0 PYTHONNOUSERSITE=1 '
                  'PYTHONPATH="$PWD/src:$PWD${PYTHONPATH:+:$PYTHONPATH}"']
-        runs = [f"python -m pytest -p no:cacheprovider -q -rN {shlex.join(part)}"
+        start = shlex.join(pytest_start("python", plan))  # the validating runs' Hypothesis budget, if any
+        runs = [f"{start} -p no:cacheprovider -q -rN {shlex.join(part)}"
                 for part in _chunks(in_testpaths_order(tests, plan.test_paths), EVAL_ARGS_BYTES)]
         if len(runs) == 1:
             return [*lines, *runs]
