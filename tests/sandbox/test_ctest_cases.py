@@ -44,17 +44,37 @@ def test_cases_of_each_executable_are_tests():
     assert parse_ctest_junit((GOLDEN / "ctest_junit.xml").read_text()) == WHOLE
 
 
-@pytest.mark.parametrize(("output", "expected"), [
+LINE_SHAPES = [
     ("", {}),
     ("ok\nall good\n", {}),
     ("t.c:9:test_a:PASS\nt.c:10:test_b:FAIL:Expected 1 Was 2\n", {"test_a": "pass", "test_b": "fail"}),
     ("t.c:9:test_a:PASSED\n", {}),  # not Unity's word
     ("[pass] x [1][1]\n[PASS] x [1][1]\n[fail] y\n", {"x": "pass", "x (2)": "pass", "y": "fail"}),
+    ("[pass] read.  [a <b> & c][a <b> & c]\n", {"read.": "pass"}),  # xmltest's name ends in a space
     ("[ RUN      ] A.b\n[  FAILED  ] A.b\n", {"A.b": "error"}),  # gtest's summary line has no time
     ("not ok 1 - a # TODO later\nok 2 b\n", {"a": "skip", "b": "pass"}),
-])
+]
+
+
+@pytest.mark.parametrize(("output", "expected"), LINE_SHAPES)
 def test_case_lines(output, expected):
     assert case_lines(output) == expected
+
+
+@pytest.mark.parametrize(("output", "expected"), LINE_SHAPES)
+def test_eval_check_reads_each_line_shape_as_the_parser(output, expected):
+    """Each shape in a one-test report ctest's way (escaped, the first line on the tag's)."""
+    from xml.sax.saxutils import escape
+
+    text = ('<?xml version="1.0" encoding="UTF-8"?>\n<testsuite name="x" tests="1">\n'
+            '\t<testcase name="exe" classname="exe" time="0" status="run">\n'
+            f'\t\t<system-out>{escape(output)}</system-out>\n\t</testcase>\n</testsuite>\n')
+    results = parse_ctest_junit(text)
+    assert results == ({f"exe::{k}": v for k, v in expected.items()} or {"exe": "pass"})
+    passing = [t for t, v in results.items() if v == "pass"]
+    others = sorted(t for t, v in results.items() if v != "pass")
+    assert _awk(text, passing) == (0, [])
+    assert _awk(text, [*passing, *others]) == (1 if others else 0, others)
 
 
 def _awk(text: str, ids: list[str]) -> tuple[int, list[str]]:

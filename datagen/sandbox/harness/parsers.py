@@ -321,7 +321,7 @@ _GTEST_END = re.compile(r"^\[ +(?P<mark>OK|FAILED|SKIPPED) +\] (?P<name>\S+) \(\
 _GTEST_RUN = re.compile(r"^\[ RUN +\] (?P<name>\S+)$")
 _TAP_CASE = re.compile(r"^(?P<mark>not ok|ok) \d+(?: -)? (?P<name>.+?)(?: # (?P<skip>SKIP|TODO)\b.*)?$", re.I)
 _CHECK_CASE = re.compile(r"^\[(?P<mark>pass|fail)\] (?P<name>.+)$", re.I)
-_CHECK_VALUES = re.compile(r"^(?P<name>.*?\S) \[.*\]\[.*\]$")
+_CHECK_VALUES = re.compile(r"^(?P<name>.*?\S)[ \t]+\[.*\]\[.*\]$")
 _CASE_MARK: dict[str, TestStatus] = {"pass": "pass", "ok": "pass", "fail": "fail", "failed": "fail",
                                      "not ok": "fail", "ignore": "skip", "skipped": "skip"}
 CASE_SEP = "::"  # between the ctest test's name and a case it reported

@@ -70,7 +70,7 @@ function trim(v) { gsub(/^[ \t\r\n]+|[ \t\r\n]+$/, "", v); return v }
 function addcase(nm, st) { nm = trim(nm); seen[nm]++; if (seen[nm] > 1) nm = nm " (" seen[nm] ")"
   if (!(nm in cst)) order[++ncase] = nm; cst[nm] = st }
 function checkname(nm,   i, rest) { for (i = 2; i < length(nm); i++) { rest = substr(nm, i)
-    if (substr(nm, i - 1, 1) !~ /[ \t]/ && rest ~ /^ \[.*\]\[.*\]$/) return substr(nm, 1, i - 1) }
+    if (substr(nm, i - 1, 1) !~ /[ \t]/ && rest ~ /^[ \t]+\[.*\]\[.*\]$/) return substr(nm, 1, i - 1) }
   return nm }
 function line(s,   lc, p, n, rest, st) { sub(/\r$/, "", s); lc = tolower(s)
   if (s ~ /^\[ RUN +\] [^ \t]+$/) { running[++nrun] = substr(s, index(s, "] ") + 2); return }
