@@ -124,3 +124,40 @@ def test_a_task_is_judged_by_the_cases_of_one_executable(tmp_path):
     assert task.FAIL_TO_PASS == ["test_range::clamps_high"]
     assert set(task.PASS_TO_PASS) == {"test_range::clamps_low", "test_range::keeps_middle",
                                       "test_range::measures_span"}
+
+
+@pytest.mark.parametrize(("output", "expected"), LINE_SHAPES)
+def test_make_report_and_its_check_read_each_line_shape(output, expected):
+    """The make profile's report: ``id<TAB>status`` and the executable's output lines, a TAB
+    before each; its eval check reads it as its parser does."""
+    from datagen.sandbox.harness.profiles._replay import MAKE_CASES_AWK
+    from datagen.sandbox.harness.profiles.make import parse_make_tsv
+
+    text = "tests/other\terror\ntests/exe\tpass\n" + "".join(f"\t{line}\n" for line in output.splitlines())
+    results = parse_make_tsv(text)
+    assert results == {"tests/other": "error", **({f"tests/exe::{k}": v for k, v in expected.items()}
+                                                  or {"tests/exe": "pass"})}
+    passing = [t for t, v in results.items() if v == "pass"]
+    others = sorted(t for t, v in results.items() if v != "pass")
+    proc = subprocess.run(["awk", MAKE_CASES_AWK], input=text, capture_output=True, text=True,
+                          env={**os.environ, "IDS": "\n".join([*passing, *others])})
+    assert sorted(m.strip() for m in proc.stdout.split("NOT PASSED: ")[1:]) == others and proc.returncode == 1
+
+
+MAKE_CASES_FIXTURE = {
+    "Makefile": "CC ?= cc\ntests/test_range: tests/test_range.c range.c\n\t$(CC) -o $@ $^\n\n"
+                "check: tests/test_range\n\t./tests/test_range\n.PHONY: check\n",
+    "range.h": CASES_FIXTURE["range.h"], "range.c": CASES_FIXTURE["range.c"],
+    "tests/test_range.c": CASES_FIXTURE["tests/test_range.c"],
+}
+
+
+@pytest.mark.slow
+@needs("make", "cc")
+def test_a_make_task_is_judged_by_the_cases_of_one_executable(tmp_path):
+    src = _write(tmp_path / "fixture" / "rangex", MAKE_CASES_FIXTURE)
+    bug = ("range.c", "    return hi - lo;", "    return lo - hi;")
+    task = replay_validated(tmp_path, "make", src, bug, {"tests/test_range::measures_span"})
+    assert task.FAIL_TO_PASS == ["tests/test_range::measures_span"]
+    assert set(task.PASS_TO_PASS) == {"tests/test_range::clamps_low", "tests/test_range::clamps_high",
+                                      "tests/test_range::keeps_middle"}

@@ -367,13 +367,19 @@ def parse_ctest_junit(text: str) -> TestResults:
         skipped = case.find("skipped")
         if skipped is not None and "Unable to find executable" in (skipped.get("message") or ""):
             status = "error"
-        name = case.get("name", "")
-        cases = case_lines(case.findtext("system-out") or "") if status != "skip" else {}
-        for sub, sub_status in cases.items():
-            _merge(results, f"{name}{CASE_SEP}{sub}", sub_status)
-        if not cases or status in ("fail", "error") and all(s in ("pass", "skip") for s in cases.values()):
-            _merge(results, name, status)
+        add_cases(results, case.get("name", ""), status, case.findtext("system-out") or "")
     return results
+
+
+def add_cases(results: TestResults, name: str, status: TestStatus, output: str) -> None:
+    """Test ``name`` (its own ``status``) into ``results``: one ``<name>::<case>`` id per case
+    its ``output`` reports (``case_lines``; none for a skipped test), and ``name`` itself where
+    it reports none, or failed while every case it reported passed."""
+    cases = case_lines(output) if status != "skip" else {}
+    for sub, sub_status in cases.items():
+        _merge(results, f"{name}{CASE_SEP}{sub}", sub_status)
+    if not cases or status in ("fail", "error") and all(s in ("pass", "skip") for s in cases.values()):
+        _merge(results, name, status)
 
 
 _RSPEC_STATUS = {"passed": "pass", "pending": "skip"}

@@ -57,11 +57,12 @@ def cmake_regex(names: list[str]) -> str:
     return "^(" + "|".join(escaped) + ")$"
 
 
-# Reads ``ctest --output-junit`` the way ``parsers.parse_ctest_junit`` does (a test whose output
-# reports its own cases, ``parsers.case_lines``, gives ``<test>::<case>`` ids; a test that failed
-# while all its cases passed gives its own name as failed too) and prints "NOT PASSED: <id>" for
-# each id of $IDS (one a line) that did not pass.
-CTEST_CASES_AWK = r"""
+# Shared by the eval scripts' checks of executables that report their own cases: ``line(s)``
+# reads one output line the way ``parsers.case_lines`` does; ``done()`` files the test ``cur``
+# (its own status ``exe``) under ``<cur>::<case>`` ids, or its own name, as
+# ``parsers.add_cases`` does; END prints "NOT PASSED: <id>" for each id of $IDS (one a line)
+# that did not pass.
+_CASES_AWK = r"""
 function unxml(v) { gsub(/&quot;/, "\"", v); gsub(/&apos;/, "'", v); gsub(/&lt;/, "<", v);
   gsub(/&gt;/, ">", v); gsub(/&#10;/, "\n", v); gsub(/&#13;/, "\r", v); gsub(/&amp;/, "\\&", v); return v }
 function attr(s, k,   n) { if (match(s, " " k "=\"[^\"]*\"")) { n = length(k) + 3;
@@ -96,7 +97,14 @@ function done(   i, bad, nm) { if (cur == "") return
   if (ncase == 0 || ((exe == "fail" || exe == "error") && !bad)) put(cur, exe)
   cur = ""; ncase = 0; nrun = 0; inout = 0; split("", cst); split("", seen); split("", order); split("", running) }
 BEGIN { rank["skip"] = 0; rank["pass"] = 1; rank["fail"] = 2; rank["error"] = 3 }
-inout { s = $0; end = index(s, "</system-out>"); if (end) s = substr(s, 1, end - 1)
+"""
+_CASES_END = r"""END { done(); n = split(ENVIRON["IDS"], want, "\n"); rc = 0
+  for (i = 1; i <= n; i++) if (want[i] != "" && res[want[i]] != "pass") { print "NOT PASSED: " want[i]; rc = 1 }
+  exit rc }
+"""
+
+# Reads ``ctest --output-junit`` the way ``parsers.parse_ctest_junit`` does.
+CTEST_CASES_AWK = _CASES_AWK + r"""inout { s = $0; end = index(s, "</system-out>"); if (end) s = substr(s, 1, end - 1)
   line(unxml(s)); if (end) inout = 0; next }
 /<testcase[ >]/ { done(); tag = substr($0, index($0, "<testcase")); cur = attr(tag, "name")
   exe = tag ~ /status="disabled"/ ? "skip" : "pass" }
@@ -107,13 +115,18 @@ cur != "" && /<system-out>/ { s = substr($0, index($0, "<system-out>") + 12); en
   if (end) s = substr(s, 1, end - 1); else inout = 1
   if (s != "" || inout) line(unxml(s)) }
 /<\/testcase>/ { done() }
-END { done(); n = split(ENVIRON["IDS"], want, "\n"); rc = 0
-  for (i = 1; i <= n; i++) if (want[i] != "" && res[want[i]] != "pass") { print "NOT PASSED: " want[i]; rc = 1 }
-  exit rc }
-"""
+""" + _CASES_END
+
+# Reads the make profile's report (``make.grade_loop``): ``<id><TAB><status>`` lines, each
+# followed by its executable's output lines, a TAB before each.
+MAKE_CASES_AWK = _CASES_AWK + r"""
+/^\t/ { if (cur != "") line(substr($0, 2)); next }
+{ done(); n = length($0); while (n > 0 && substr($0, n, 1) != "\t") n--
+  if (n > 1) { cur = substr($0, 1, n - 1); exe = substr($0, n + 1) } }
+""" + _CASES_END
 
 
-def ctest_check(report: str, tests: list[str]) -> list[str]:
-    """Bash lines: check the ``ctest --output-junit`` ``report`` for ``tests`` (test names and
-    ``<test>::<case>`` ids) and exit with the result."""
-    return [ids_assignment(tests), f"awk {shlex.quote(CTEST_CASES_AWK)} {report}", "exit $?"]
+def ctest_check(report: str, tests: list[str], program: str = "") -> list[str]:
+    """Bash lines: check the ``ctest --output-junit`` ``report`` (or with ``program``, the
+    make profile's) for ``tests`` (test names and ``<test>::<case>`` ids) and exit with the result."""
+    return [ids_assignment(tests), f"awk {shlex.quote(program or CTEST_CASES_AWK)} {report}", "exit $?"]
