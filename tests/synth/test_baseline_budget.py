@@ -90,3 +90,19 @@ def test_a_hypothesis_suite_over_its_budget_runs_with_fewer_examples(tmp_path):
     run = subprocess.run(["bash", "-c", script.replace("tests/test_add.py::test_add", "")], cwd=work,
                          capture_output=True, text=True, timeout=60, env={"PATH": f"{bin_dir}:/usr/bin:/bin"})
     assert run.returncode == 0 and "1 passed" in run.stdout, run.stdout + run.stderr
+
+
+@pytest.mark.parametrize(("specs", "expected"), [
+    ([], {}),
+    (["hypothesis>=6.135.26", "pytest"], {"HYPOTHESIS_MAX_EXAMPLES": "10"}),
+    (["pytest-benchmark>=5.1.0", "hypothesis-jsonschema"], {"PYTEST_ADDOPTS": "--benchmark-disable"}),
+    (["Hypothesis", "pytest_benchmark"], {"HYPOTHESIS_MAX_EXAMPLES": "10", "PYTEST_ADDOPTS": "--benchmark-disable"}),
+])
+def test_the_budget_follows_what_the_plan_installs(specs, expected):
+    """cattrs' test group: Hypothesis and pytest-benchmark (its bench/ files, collected first)."""
+    from datagen.records.env import EnvPlan, InstallStep
+    from datagen.sandbox.harness.profiles.base import ProfileEnv
+
+    plan = EnvPlan(profile="pytest", install=[InstallStep(name="t", kind="requirements", args=specs, origin="x")])
+    assert get_profile("pytest").budget_vars(ProfileEnv("pytest", plan)) == expected
+    assert get_profile("pytest").budget_vars(ProfileEnv("pytest", plan.model_copy(update={"env": expected}))) == {}

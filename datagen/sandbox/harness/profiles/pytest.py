@@ -228,14 +228,21 @@ class PytestProfile(Profile):
                               env.plan)
 
     def budget_vars(self, env: ProfileEnv) -> dict[str, str]:
-        """Fewer Hypothesis examples (``BUDGET_EXAMPLES``) where the env has Hypothesis (its
-        plan installs it, or its site-packages hold it)."""
-        site = [] if env.path is None else list(Path(env.path).glob("venv/lib/python*/site-packages"))
-        planned = any(re.match(r"(?i)hypothesis(?![\w.-])", a) for step in env.plan.install for a in step.args)
-        installed = any((Path(d) / "hypothesis").is_dir() for d in [*site, *env.ro_paths])  # ro: inherited sites
-        if HYPOTHESIS_EXAMPLES in env.plan.env or not (planned or installed):
+        """Where the env has them (its plan installs them, or its site-packages hold them):
+        fewer Hypothesis examples (``BUDGET_EXAMPLES``), and pytest-benchmark's benchmarks run
+        once each, as plain tests (``--benchmark-disable`` in ``PYTEST_ADDOPTS``: cattrs'
+        ``bench/`` files, collected first, took the whole budget with their warm-ups)."""
+        if HYPOTHESIS_EXAMPLES in env.plan.env or "PYTEST_ADDOPTS" in env.plan.env:
             return {}
-        return {HYPOTHESIS_EXAMPLES: str(BUDGET_EXAMPLES)}
+        site = [] if env.path is None else list(Path(env.path).glob("venv/lib/python*/site-packages"))
+
+        def has(requirement: str, module: str) -> bool:
+            planned = any(re.match(rf"(?i){requirement}(?![\w.-])", a) for s in env.plan.install for a in s.args)
+            return planned or any((Path(d) / module).is_dir() for d in [*site, *env.ro_paths])  # ro: inherited
+
+        out = {HYPOTHESIS_EXAMPLES: str(BUDGET_EXAMPLES)} if has("hypothesis", "hypothesis") else {}
+        bench = has("pytest[-_]benchmark", "pytest_benchmark")
+        return out | ({"PYTEST_ADDOPTS": "--benchmark-disable"} if bench else {})
 
     def grading_targets(self, tests: list[str]) -> list[str]:
         """The files holding ``tests``: whole files, so a missing test does not abort the run."""
