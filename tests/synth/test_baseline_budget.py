@@ -53,7 +53,9 @@ def test_a_suite_whose_first_file_does_not_fit_is_a_recorded_timeout(tmp_path):
     suite = _suite(tmp_path, {"calc.py": CALC, "tests/test_a_slow.py": SLOW,
                               "tests/test_b.py": "def test_b():\n    pass\n"}, timeout_s=10)
     base = measure_baseline(suite, 1, False)
-    assert base.reason == "suite_timeout" and base.detail == "over 10 s" and base.subset == []
+    assert base.reason == "suite_timeout" and base.detail.startswith("over 10 s") and base.subset == []
+    # the interpreter's inherited site has Hypothesis: the fewer examples were tried first
+    assert base.budget and "it runs with HYPOTHESIS_MAX_EXAMPLES=10" in base.detail
 
 
 HYPOTHESIS_SLOW = ("import time\n\nfrom hypothesis import given, settings, strategies as st\n\n\n"
@@ -106,3 +108,17 @@ def test_the_budget_follows_what_the_plan_installs(specs, expected):
     plan = EnvPlan(profile="pytest", install=[InstallStep(name="t", kind="requirements", args=specs, origin="x")])
     assert get_profile("pytest").budget_vars(ProfileEnv("pytest", plan)) == expected
     assert get_profile("pytest").budget_vars(ProfileEnv("pytest", plan.model_copy(update={"env": expected}))) == {}
+
+
+def test_a_subset_over_the_budget_too_is_halved(tmp_path):
+    """cattrs on a busy machine: its first 29 files, finished within the whole run, ran over
+    the budget again on their own. Here ``test_b`` is slow exactly when ``test_c`` is not in
+    the session (the subset's run): the subset [a, b] is cut to its first half, [a]."""
+    slow_alone = ("import time\n\n\ndef test_b(request):\n"
+                  "    if not any('test_c' in i.nodeid for i in request.session.items):\n        time.sleep(60)\n")
+    suite = _suite(tmp_path, {"calc.py": CALC, "tests/test_a.py": "def test_a():\n    pass\n",
+                              "tests/test_b.py": slow_alone, "tests/test_c.py": SLOW}, timeout_s=15)
+    base = measure_baseline(suite, 1, False)
+    assert base.reason is None, base.detail
+    assert base.subset == ["tests/test_a.py"] and base.stable == ["tests/test_a.py::test_a"]
+    assert "first 2 test files" in base.detail and "they too: the first 1" in base.detail
