@@ -54,8 +54,8 @@ def test_a_suite_whose_first_file_does_not_fit_is_a_recorded_timeout(tmp_path):
                               "tests/test_b.py": "def test_b():\n    pass\n"}, timeout_s=10)
     base = measure_baseline(suite, 1, False)
     assert base.reason == "suite_timeout" and base.detail.startswith("over 10 s") and base.subset == []
-    # the interpreter's inherited site has Hypothesis: the fewer examples were tried first
-    assert base.budget and "it runs with HYPOTHESIS_MAX_EXAMPLES=10" in base.detail
+    # where the inherited site has Hypothesis or pytest-benchmark, the lighter run was tried first
+    assert ("it runs with" in base.detail) == bool(base.budget)
 
 
 HYPOTHESIS_SLOW = ("import time\n\nfrom hypothesis import given, settings, strategies as st\n\n\n"
@@ -76,7 +76,7 @@ def test_a_hypothesis_suite_over_its_budget_runs_with_fewer_examples(tmp_path):
                                                    "    assert add(2, 3) == 5\n"}, timeout_s=25)
     base = measure_baseline(suite, 1, False)
     assert base.reason is None, base.detail
-    assert base.budget == {HYPOTHESIS_EXAMPLES: str(BUDGET_EXAMPLES)} and base.subset == []
+    assert base.budget[HYPOTHESIS_EXAMPLES] == str(BUDGET_EXAMPLES) and base.subset == []
     assert f"over 25 s: it runs with {HYPOTHESIS_EXAMPLES}=10" in base.detail
     assert base.stable == ["tests/test_add.py::test_add", "tests/test_prop.py::test_many_examples"]
     assert base.plan["env"][HYPOTHESIS_EXAMPLES] == "10"  # what the tasks' scripts are written from
