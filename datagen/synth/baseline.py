@@ -167,7 +167,7 @@ def measure_baseline(suite: SuiteRunner, runs: int, with_coverage: bool) -> Base
         base.reason = "no_tests"
         base.detail = first.report_error or "the runner reported no tests"
         return base
-    flaky = flaky_tests([r.results for r in results])
+    flaky = flaky_tests([r.results for r in results]) | suite.profile.marked_flaky(suite.src, sorted(first.results))
     base.flaky = sorted(flaky)
     base.stable = sorted(t for t, s in first.results.items() if s == "pass" and t not in flaky)
     base.failing = sorted(t for t, s in first.results.items() if s in ("fail", "error") and t not in flaky)

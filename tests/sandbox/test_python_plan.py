@@ -296,3 +296,22 @@ def test_a_tox_command_that_runs_only_documents_is_not_the_suite(tmp_path):
     assert {"pytest-mock", "hypothesis"} <= set(tox_step.args)
     (src / "tox.ini").write_text(tox.replace("README.rst docs/examples.rst", "tests/test_a.py README.rst"))
     assert python_plan(src, pythons=[sys.executable]).test_paths == ["tests/test_a.py"]
+
+
+def test_tests_the_repo_marks_flaky_are_found(tmp_path):
+    """zipp's big-O timing tests carry ``@pytest.mark.flaky``: one failed a replay on a busy
+    machine after passing every datagen run; the baseline counts them flaky (no task uses them)."""
+    from datagen.sandbox.harness.profiles.registry import get_profile
+
+    src = _tree(tmp_path, {"tests/test_c.py": (
+        "import pytest\n\n\nclass TestComplexity:\n    @pytest.mark.flaky\n    def test_implied_dirs(self):\n"
+        "        pass\n\n    def test_other(self):\n        pass\n\n\n@pytest.mark.flaky(reruns=2)\n"
+        "@pytest.mark.parametrize('n', [1, 2])\ndef test_timed(n):\n    pass\n\n\n@pytest.mark.flaky\n"
+        "class TestAll:\n    def test_x(self):\n        pass\n\n\ndef test_plain():\n    pass\n"),
+        "tests/test_broken.py": "def (:\n"})
+    ids = ["tests/test_c.py::TestComplexity::test_implied_dirs", "tests/test_c.py::TestComplexity::test_other",
+           "tests/test_c.py::test_timed[1]", "tests/test_c.py::test_timed[2]", "tests/test_c.py::TestAll::test_x",
+           "tests/test_c.py::test_plain", "tests/test_broken.py::test_a", "tests/test_missing.py::test_b"]
+    assert get_profile("pytest").marked_flaky(src, ids) == {
+        "tests/test_c.py::TestComplexity::test_implied_dirs", "tests/test_c.py::test_timed[1]",
+        "tests/test_c.py::test_timed[2]", "tests/test_c.py::TestAll::test_x"}

@@ -198,6 +198,11 @@ class Profile:
         subset the baseline falls back to when the suite does not fit its budget."""
         return []
 
+    def marked_flaky(self, src: Path, tests: list[str]) -> set[str]:
+        """The ids of ``tests`` that the repo's own code marks as flaky (timing-dependent
+        tests its authors let fail): the baseline leaves them out of every task."""
+        return set()
+
     def budget_vars(self, env: ProfileEnv) -> dict[str, str]:
         """Variables that run the same tests for less time, for a suite that does not fit its
         budget whole ({} where the profile knows none): the baseline's runs, every candidate's
