@@ -96,10 +96,11 @@ def replay(root: Path, repo: Path, base_commit: str, setup_script: str, eval_scr
     assert after.returncode == 0, after.stdout[-3000:] + after.stderr[-2000:]
 
 
-def replay_validated(root: Path, runner: str, src: Path, bug: Bug, fail_to_pass: set[str]) -> None:
+def replay_validated(root: Path, runner: str, src: Path, bug: Bug, fail_to_pass: set[str]) -> TaskRecord:
     task = validated_task(root, runner, src, bug)
     assert fail_to_pass <= set(task.FAIL_TO_PASS), task.FAIL_TO_PASS
     replay(root, root / "out" / task.repo_path, task.base_commit, task.setup_script, task.eval_script, task.patch)
+    return task
 
 
 def needs(*names: str) -> pytest.MarkDecorator:

@@ -278,3 +278,40 @@ def test_the_value_of_a_tox_pytest_option_is_not_a_test_path(tmp_path):
     assert python_plan(src, pythons=[sys.executable]).test_paths == []
     (src / "tox.ini").write_text("[testenv]\ncommands = pytest -k slow --ignore=benchmark -m 'not net' test\n")
     assert python_plan(src, pythons=[sys.executable]).test_paths == ["test"]
+
+
+def test_a_tox_command_that_runs_only_documents_is_not_the_suite(tmp_path):
+    """natsort 8.4.0's tox.ini: ``pytest README.rst docs/examples.rst`` (their doctests) comes
+    first, the suite's ``pytest --hypothesis-profile=slow-tests ... {posargs:}`` last. The
+    documents were once taken as the suite's paths (1 "test", failing); the suite is the
+    repo's own discovery, with the tox deps (pytest-mock, hypothesis) installed."""
+    tox = ("[testenv]\ndeps =\n    pytest\n    pytest-mock\n    hypothesis\ncommands =\n"
+           "    pytest README.rst docs/examples.rst\n    pytest --doctest-modules {envsitepackagesdir}/natsort\n"
+           "    pytest --hypothesis-profile=slow-tests --tb=short {posargs:}\n")
+    src = _tree(tmp_path, {"tox.ini": tox, "README.rst": "Natsort\n", "docs/examples.rst": ">>> 1\n1\n",
+                           "natsort/__init__.py": "", "tests/test_a.py": "def test_a():\n    pass\n"})
+    plan = python_plan(src, pythons=[sys.executable])
+    assert plan.test_paths == [] and plan.test_command == ["python", "-m", "pytest"]
+    tox_step = next(s for s in plan.install if s.origin == "tox.ini [testenv] deps")
+    assert {"pytest-mock", "hypothesis"} <= set(tox_step.args)
+    (src / "tox.ini").write_text(tox.replace("README.rst docs/examples.rst", "tests/test_a.py README.rst"))
+    assert python_plan(src, pythons=[sys.executable]).test_paths == ["tests/test_a.py"]
+
+
+def test_tests_the_repo_marks_flaky_are_found(tmp_path):
+    """zipp's big-O timing tests carry ``@pytest.mark.flaky``: one failed a replay on a busy
+    machine after passing every datagen run; the baseline counts them flaky (no task uses them)."""
+    from datagen.sandbox.harness.profiles.registry import get_profile
+
+    src = _tree(tmp_path, {"tests/test_c.py": (
+        "import pytest\n\n\nclass TestComplexity:\n    @pytest.mark.flaky\n    def test_implied_dirs(self):\n"
+        "        pass\n\n    def test_other(self):\n        pass\n\n\n@pytest.mark.flaky(reruns=2)\n"
+        "@pytest.mark.parametrize('n', [1, 2])\ndef test_timed(n):\n    pass\n\n\n@pytest.mark.flaky\n"
+        "class TestAll:\n    def test_x(self):\n        pass\n\n\ndef test_plain():\n    pass\n"),
+        "tests/test_broken.py": "def (:\n"})
+    ids = ["tests/test_c.py::TestComplexity::test_implied_dirs", "tests/test_c.py::TestComplexity::test_other",
+           "tests/test_c.py::test_timed[1]", "tests/test_c.py::test_timed[2]", "tests/test_c.py::TestAll::test_x",
+           "tests/test_c.py::test_plain", "tests/test_broken.py::test_a", "tests/test_missing.py::test_b"]
+    assert get_profile("pytest").marked_flaky(src, ids) == {
+        "tests/test_c.py::TestComplexity::test_implied_dirs", "tests/test_c.py::test_timed[1]",
+        "tests/test_c.py::test_timed[2]", "tests/test_c.py::TestAll::test_x"}

@@ -166,6 +166,7 @@ class ValidateStage(_TasksStage):
         suites = {r: (self.suite(r, sandbox), read_baseline(work, r)) for r in sorted({c.repo for c in todo})}
         for suite, baseline in suites.values():
             suite.subset = list(baseline.subset)  # a suite over its budget: the files the baseline ran
+            suite.use_budget(baseline.budget)  # and the lighter run's variables
 
         def one(c: Candidate) -> None:
             suite, baseline = suites[c.repo]

@@ -118,7 +118,7 @@ def measure_baselines(cfg: TasksRecipe, states: list[RepoState], work: Path, run
         s.row = s.row.model_copy(update={
             "tests": len(b.stable), "flaky_tests": b.flaky, "failing_tests": len(b.failing),
             "suite_s": round(b.suite_s, 3), "status": "skipped" if b.reason else "ok", "reason": b.reason,
-            "detail": b.detail[:2000] if b.reason or b.subset else "",
+            "detail": b.detail[:2000] if b.reason or b.subset or b.budget else "",
             "language": b.language or s.row.language, "toolchain": b.plan.get("toolchain", ""),
             "toolchain_mismatch": b.plan.get("toolchain_mismatch")})
 

@@ -311,16 +311,75 @@ def parse_jvm_junit(text: str) -> TestResults:
     return results
 
 
+# The cases a test executable reports itself, one line each (``case_lines``):
+# Unity's ``file:line:name:PASS|FAIL[: msg]|IGNORE``; GoogleTest's ``[       OK ] Suite.name (0 ms)``
+# (a ``[ RUN      ]`` without its end line is an error: the executable died in it); TAP's
+# ``ok 1 - name`` / ``not ok 2 - name``; and plain ``[pass] name`` / ``[fail] name`` checks
+# (tinyxml2's xmltest), whose trailing ``[expected][found]`` values are not part of the name.
+_UNITY_CASE = re.compile(r"^[^:\n]+:\d+:(?P<name>[A-Za-z_]\w*):(?P<mark>PASS|FAIL|IGNORE)\b")
+_GTEST_END = re.compile(r"^\[ +(?P<mark>OK|FAILED|SKIPPED) +\] (?P<name>\S+) \(\d+ ms\)$")
+_GTEST_RUN = re.compile(r"^\[ RUN +\] (?P<name>\S+)$")
+_TAP_CASE = re.compile(r"^(?P<mark>not ok|ok) \d+(?: -)? (?P<name>.+?)(?: # (?P<skip>SKIP|TODO)\b.*)?$", re.I)
+_CHECK_CASE = re.compile(r"^\[(?P<mark>pass|fail)\] (?P<name>.+)$", re.I)
+_CHECK_VALUES = re.compile(r"^(?P<name>.*?\S)[ \t]+\[.*\]\[.*\]$")
+_CASE_MARK: dict[str, TestStatus] = {"pass": "pass", "ok": "pass", "fail": "fail", "failed": "fail",
+                                     "not ok": "fail", "ignore": "skip", "skipped": "skip"}
+CASE_SEP = "::"  # between the ctest test's name and a case it reported
+
+
+def case_lines(output: str) -> TestResults:
+    """The cases one test executable reported in its ``output`` -> ``{case: status}`` ({} when
+    it reports none this way). A name seen again is ``name (2)``, ``name (3)``, ... (xmltest
+    repeats its check names)."""
+    results: TestResults = {}
+    seen: dict[str, int] = {}
+    running: list[str] = []
+    for line in output.splitlines():
+        line = line.rstrip("\r")
+        if m := _GTEST_RUN.match(line):
+            running.append(m["name"])
+            continue
+        m = _UNITY_CASE.match(line) or _GTEST_END.match(line) or _TAP_CASE.match(line) or _CHECK_CASE.match(line)
+        if m is None:
+            continue
+        name = m["name"].strip()
+        if m.re is _CHECK_CASE and (v := _CHECK_VALUES.match(name)):
+            name = v["name"]
+        if m.re is _GTEST_END and name in running:
+            running.remove(name)
+        status = "skip" if m.re is _TAP_CASE and m["skip"] else _CASE_MARK[m["mark"].lower()]
+        seen[name] = seen.get(name, 0) + 1
+        results[name if seen[name] == 1 else f"{name} ({seen[name]})"] = status
+    for name in running:  # started and never finished: the executable crashed or hung in it
+        results.setdefault(name, "error")
+    return results
+
+
 def parse_ctest_junit(text: str) -> TestResults:
-    """``ctest --output-junit`` -> ``{test name: status}``; a missing executable is an error."""
+    """``ctest --output-junit`` -> ``{test name: status}``; a missing executable is an error.
+
+    A test whose output reports its own cases (``case_lines``) gives one id per case,
+    ``<test name>::<case>``, instead of its name; it gives its name too, as ``fail``, when it
+    failed while every case it reported passed (a crash after the last case, a leak check)."""
     results: TestResults = {}
     for case in _cases(text):
         status = "skip" if case.get("status") == "disabled" else _status(case)
         skipped = case.find("skipped")
         if skipped is not None and "Unable to find executable" in (skipped.get("message") or ""):
             status = "error"
-        _merge(results, case.get("name", ""), status)
+        add_cases(results, case.get("name", ""), status, case.findtext("system-out") or "")
     return results
+
+
+def add_cases(results: TestResults, name: str, status: TestStatus, output: str) -> None:
+    """Test ``name`` (its own ``status``) into ``results``: one ``<name>::<case>`` id per case
+    its ``output`` reports (``case_lines``; none for a skipped test), and ``name`` itself where
+    it reports none, or failed while every case it reported passed."""
+    cases = case_lines(output) if status != "skip" else {}
+    for sub, sub_status in cases.items():
+        _merge(results, f"{name}{CASE_SEP}{sub}", sub_status)
+    if not cases or status in ("fail", "error") and all(s in ("pass", "skip") for s in cases.values()):
+        _merge(results, name, status)
 
 
 _RSPEC_STATUS = {"passed": "pass", "pending": "skip"}

@@ -459,10 +459,16 @@ class _Meta:
             words = self._tox_substitute(cmd).split()
             if "pytest" in words or "py.test" in words:
                 paths = [w for w in _positional(words[words.index("pytest" if "pytest" in words else "py.test") + 1:])
-                         if not w.startswith("{") and (self.src / w).exists()]
+                         if not w.startswith("{") and self._suite_path(w)]
                 if paths:
                     return paths
         return []
+
+    def _suite_path(self, word: str) -> bool:
+        """A folder or a Python file of the repo: a tox command that runs only documents
+        (natsort's ``pytest README.rst docs/examples.rst``, their doctests) is not the suite."""
+        path = self.src / word
+        return path.is_dir() or path.is_file() and path.suffix == ".py"
 
 
 # pytest options whose value is the next word: ``--ignore benchmark`` names a folder not to collect

@@ -207,6 +207,17 @@ class Profile:
                 return test.rsplit(sep, 1)[0]
         return test
 
+    def marked_flaky(self, src: Path, tests: list[str]) -> set[str]:
+        """The ids of ``tests`` that the repo's own code marks as flaky (timing-dependent
+        tests its authors let fail): the baseline leaves them out of every task."""
+        return set()
+
+    def budget_vars(self, env: ProfileEnv) -> dict[str, str]:
+        """Variables that run the same tests for less time, for a suite that does not fit its
+        budget whole ({} where the profile knows none): the baseline's runs, every candidate's
+        and the task's eval script then get them (they go into the plan's ``env``)."""
+        return {}
+
     def grading_targets(self, tests: list[str]) -> list[str]:
         """What a grading run is given for ``tests`` (default: the ids themselves)."""
         return list(dict.fromkeys(tests))

@@ -8,6 +8,11 @@ was not built is an ``error``, see ``harness/parsers.py``.) The
 env step (network on) configures and builds once, so a project that cannot build here is
 recorded at setup (``find_package`` of a library that is not installed, say) rather than
 per candidate. Ids are ctest test names; a subset is ``-R '^(a|b)$'``.
+
+A test executable that reports its own cases (Unity, GoogleTest, TAP, ``[pass] name`` checks:
+``parsers.case_lines``) gives one id per case, ``<ctest name>::<case>``, read from its output
+in the JUnit report (kept whole: ``--test-output-size-passed``), so a break is judged by the
+cases it fails, as pytest's are; running such an id runs its whole executable.
 """
 
 from __future__ import annotations
@@ -21,8 +26,8 @@ from functools import lru_cache
 from pathlib import Path
 
 from datagen.records.env import EnvPlan, InstallStep
-from datagen.sandbox.harness.parsers import parse_ctest_junit
-from datagen.sandbox.harness.profiles._replay import cmake_regex, junit_check
+from datagen.sandbox.harness.parsers import CASE_SEP, parse_ctest_junit
+from datagen.sandbox.harness.profiles._replay import cmake_regex, ctest_check
 from datagen.sandbox.harness.profiles.base import EnvContext, Profile, ProfileEnv, TestResults, cached_env, copy_source
 from datagen.sandbox.harness.profiles.registry import register
 
@@ -62,9 +67,20 @@ def configure_build(build: str = BUILD) -> str:
             f"{{ tail -n 40 {log} >&2; false; }}; }}")
 
 
+OUTPUT_BYTES = 8 << 20  # of each test's output kept in the report (ctest keeps 1 KiB of a passed one)
+
+
+def ctest_names(tests: list[str]) -> list[str]:
+    """The ctest tests that run ``tests`` (test names and ``<test>::<case>`` ids; the whole
+    id is kept too, for a test whose own name holds ``::``)."""
+    return sorted({n for t in tests for n in (t, t.split(CASE_SEP, 1)[0])})
+
+
 def ctest_argv(report: str, tests: list[str] | None, build: str = BUILD) -> list[str]:
-    cmd = ["ctest", "--test-dir", build, "--output-junit", report, "--timeout", "120"]
-    return [*cmd, "-R", cmake_regex(sorted(set(tests)))] if tests else cmd
+    # each test's whole output goes into the report: the cases it prints are read from it
+    cmd = ["ctest", "--test-dir", build, "--output-junit", report, "--timeout", "120",
+           "--test-output-size-passed", str(OUTPUT_BYTES), "--test-output-size-failed", str(OUTPUT_BYTES)]
+    return [*cmd, "-R", cmake_regex(ctest_names(tests))] if tests else cmd
 
 
 @register
@@ -144,4 +160,4 @@ class CMakeProfile(Profile):
         # the setup's build tree is reused (make rebuilds what the patch touched); a relative
         # --output-junit lands in the build folder
         return [configure_build(), f"rm -f {BUILD}/eval.xml", shlex.join(ctest_argv("eval.xml", tests)) + " >/dev/null",
-                *junit_check("ctest", f"{BUILD}/eval.xml", tests)]
+                *ctest_check(f"{BUILD}/eval.xml", tests)]

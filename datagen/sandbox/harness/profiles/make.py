@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from datagen.records.env import EnvPlan
-from datagen.sandbox.harness.parsers import ReportError
+from datagen.sandbox.harness.parsers import CASE_SEP, ReportError, add_cases
+from datagen.sandbox.harness.profiles._replay import MAKE_CASES_AWK, ctest_check
 from datagen.sandbox.harness.profiles.base import Profile, ProfileEnv, TestResults
 from datagen.sandbox.harness.profiles.cmake import _CXX_EXTS
 from datagen.sandbox.harness.profiles.registry import register
@@ -57,15 +58,21 @@ def suite_ids(src: Path) -> tuple[str, list[str]]:
     return target, prereqs or [target]
 
 
+OUTPUT = ".datagen-out.txt"  # one executable's output, while the loop runs it
+OUTPUT_BYTES = 8 << 20  # of it kept in the report
+
+
 def grade_loop(ids: list[str], report: str) -> str:
-    """Shell: build (and run, when it is an executable file) each id; one status line per id.
-    The build's errors stay on stderr: where nothing passes, they say why."""
-    return (f": > {report}; for t in {shlex.join(ids)}; do "
+    """Shell: build (and run, when it is an executable file) each id; one status line per id,
+    then the executable's output lines, a TAB before each (the cases it reports are tests:
+    ``parsers.add_cases``). The build's errors stay on stderr: where nothing passes, they say why."""
+    return (f": > {report}; for t in {shlex.join(ids)}; do : > {OUTPUT}; "
             'if make -k "$t" >/dev/null; then '
             'if [ -f "$t" ] && [ -x "$t" ]; then (case "$t" in /*) "$t";; *) "./$t";; esac) '
-            '>/dev/null 2>&1 && s=pass || s=fail; else s=pass; fi; '
+            f'>{OUTPUT} 2>&1 && s=pass || s=fail; else s=pass; fi; '
             'elif [ -e "$t" ]; then s=fail; else s=error; fi; '
-            f'printf \'%s\\t%s\\n\' "$t" "$s" >> {report}; done')
+            f'printf \'%s\\t%s\\n\' "$t" "$s" >> {report}; '
+            f"head -c {OUTPUT_BYTES} {OUTPUT} | awk '{{ print \"\\t\" $0 }}' >> {report}; done; rm -f {OUTPUT}")
 
 
 GCOV_DIR = ".datagen-gcov"
@@ -124,15 +131,24 @@ def _repo_rel(file: str, base: str, workdir: Path) -> str | None:
 
 
 def parse_make_tsv(text: str) -> TestResults:
-    """The grading loop's ``id<TAB>status`` lines -> ``{id: status}``."""
+    """The grading loop's ``id<TAB>status`` lines (each followed by its output's lines, a TAB
+    before each) -> ``{id: status}``, or ``{id::case: status}`` for the cases an executable
+    reports itself (``parsers.add_cases``)."""
     results: TestResults = {}
-    for line in text.splitlines():
+    tests: list[tuple[str, str, list[str]]] = []
+    for line in text.split("\n"):
+        if line.startswith("\t"):
+            if tests:
+                tests[-1][2].append(line[1:])
+            continue
         if not line.strip():
             continue
         test_id, _, status = line.rpartition("\t")
         if not test_id or status not in _STATUSES:
             raise ReportError(f"not a make report line: {line[:80]!r}")
-        results[test_id] = status  # type: ignore[assignment]
+        tests.append((test_id, status, []))
+    for test_id, status, output in tests:
+        add_cases(results, test_id, status, "\n".join(output))  # type: ignore[arg-type]
     return results
 
 
@@ -179,7 +195,7 @@ class MakeProfile(Profile):
         return EnvPlan(profile=self.name, toolchain="make", test_command=["make", target], notes=notes)
 
     def test_command(self, env: ProfileEnv, workdir: Path, tests: list[str] | None) -> list[str]:
-        ids = sorted(set(tests)) if tests else suite_ids(workdir)[1]
+        ids = sorted({t.split(CASE_SEP, 1)[0] for t in tests}) if tests else suite_ids(workdir)[1]
         return ["sh", "-c", grade_loop(ids, self.report)]
 
     def parse(self, text: str) -> TestResults:
@@ -193,5 +209,5 @@ class MakeProfile(Profile):
         return []
 
     def eval_commands(self, plan: EnvPlan, tests: list[str]) -> list[str]:
-        check = "awk -F '\\t' '$2 != \"pass\" { print \"NOT PASSED: \" $1; rc = 1 } END { exit rc }'"
-        return [grade_loop(tests, ".datagen-eval.tsv"), f"{check} .datagen-eval.tsv", "exit $?"]
+        ids = sorted({t.split(CASE_SEP, 1)[0] for t in tests})  # a case id runs its executable
+        return [grade_loop(ids, ".datagen-eval.tsv"), *ctest_check(".datagen-eval.tsv", tests, MAKE_CASES_AWK)]

@@ -57,13 +57,43 @@ def pytest_runtest_protocol(item, nextitem):
         cov.switch_context(item.nodeid)
 '''
 _VENV = '"${VENV_DIR:-.venv}"'
+# A suite over its time budget whose env has Hypothesis runs with fewer examples per property
+# test: pytest is started by a few lines that first load a Hypothesis settings profile with
+# this variable's ``max_examples`` (no conftest or file is added; a profile the suite's own
+# conftest registers afterwards inherits it, as cattrs' ``tests`` profile does; a test's own
+# ``@settings(max_examples=...)`` keeps its number).
+HYPOTHESIS_EXAMPLES = "HYPOTHESIS_MAX_EXAMPLES"
+BUDGET_EXAMPLES = 10
+# (Loaded from pytest's first hook that runs before any conftest, not before pytest: a module
+# imported before pytest marks its plugins for assertion rewriting gets a warning, an error
+# under ``filterwarnings = error``.)
+_HYPOTHESIS_BOOT = """import os, sys
+import pytest
+class Budget:
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_load_initial_conftests(self):
+        try:
+            from hypothesis import settings
+        except ImportError:
+            return
+        settings.register_profile("budget", max_examples=int(os.environ["HYPOTHESIS_MAX_EXAMPLES"]))
+        settings.load_profile("budget")
+sys.exit(pytest.main(sys.argv[1:], plugins=[Budget()]))
+"""
 
 
-def pytest_command(python: str, report: str, tests: list[str]) -> list[str]:
+def pytest_start(python: str, plan: EnvPlan | None = None) -> list[str]:
+    """``python -m pytest``, or the Hypothesis budget's start where the plan sets one."""
+    if plan is not None and HYPOTHESIS_EXAMPLES in plan.env:
+        return [python, "-c", _HYPOTHESIS_BOOT]
+    return [python, "-m", "pytest"]
+
+
+def pytest_command(python: str, report: str, tests: list[str], plan: EnvPlan | None = None) -> list[str]:
     """pytest with a JUnit report (xunit1: it names each test's file) and no cache writes;
     the default verbosity in the classic style, whose one line per test file (``tests/test_a.py ..F``)
     tells which files a run cut off by its time limit had finished."""
-    return [python, "-m", "pytest", "-p", "no:cacheprovider", "-o", "junit_family=xunit1",
+    return [*pytest_start(python, plan), "-p", "no:cacheprovider", "-o", "junit_family=xunit1",
             "-o", "console_output_style=classic", f"--junitxml={report}", "--continue-on-collection-errors",
             "-rN", *tests]
 
@@ -194,7 +224,35 @@ class PytestProfile(Profile):
     def test_command(self, env: ProfileEnv, workdir: Path, tests: list[str] | None) -> list[str]:
         # the whole suite: the plan's test paths (the ini's ``testpaths``, or a tox pytest
         # command's folders where the ini names none), as the repo's own runs collect it
-        return pytest_command(self.python(env), self.report, sorted(set(tests or [])) or suite_paths(env.plan, workdir))
+        return pytest_command(self.python(env), self.report, sorted(set(tests or [])) or suite_paths(env.plan, workdir),
+                              env.plan)
+
+    def budget_vars(self, env: ProfileEnv) -> dict[str, str]:
+        """Where the env has them (its plan installs them, or its site-packages hold them):
+        fewer Hypothesis examples (``BUDGET_EXAMPLES``), and pytest-benchmark's benchmarks run
+        once each, as plain tests (``--benchmark-disable`` in ``PYTEST_ADDOPTS``: cattrs'
+        ``bench/`` files, collected first, took the whole budget with their warm-ups)."""
+        if HYPOTHESIS_EXAMPLES in env.plan.env or "PYTEST_ADDOPTS" in env.plan.env:
+            return {}
+        site = [] if env.path is None else list(Path(env.path).glob("venv/lib/python*/site-packages"))
+
+        def has(requirement: str, module: str) -> bool:
+            planned = any(re.match(rf"(?i){requirement}(?![\w.-])", a) for s in env.plan.install for a in s.args)
+            return planned or any((Path(d) / module).is_dir() for d in [*site, *env.ro_paths])  # ro: inherited
+
+        out = {HYPOTHESIS_EXAMPLES: str(BUDGET_EXAMPLES)} if has("hypothesis", "hypothesis") else {}
+        bench = has("pytest[-_]benchmark", "pytest_benchmark")
+        return out | ({"PYTEST_ADDOPTS": "--benchmark-disable"} if bench else {})
+
+    def marked_flaky(self, src: Path, tests: list[str]) -> set[str]:
+        """Tests under ``@pytest.mark.flaky`` (on the function or its class): zipp's big-O
+        timing tests, which failed a replay on a busy machine after passing every datagen run."""
+        out = set()
+        for file in sorted({t.split("::", 1)[0] for t in tests if t.endswith("]") or "::" in t}):
+            marked = flaky_marked(src / file)
+            out |= {t for t in tests if t.split("::", 1)[0] == file
+                    and any(t.split("[", 1)[0] == f"{file}::{q}" or t.startswith(f"{file}::{q}::") for q in marked)}
+        return out
 
     def grading_targets(self, tests: list[str]) -> list[str]:
         """The files holding ``tests``: whole files, so a missing test does not abort the run."""
@@ -274,7 +332,8 @@ class PytestProfile(Profile):
                  "unset PYTHONSTARTUP PYTHONWARNINGS PYTHONOPTIMIZE PYTHONDEVMODE",
                  'export PYTHONDONTWRITEBYTECODE=1 PYTHONHASHSEED=0 PYTHONNOUSERSITE=1 '
                  'PYTHONPATH="$PWD/src:$PWD${PYTHONPATH:+:$PYTHONPATH}"']
-        runs = [f"python -m pytest -p no:cacheprovider -q -rN {shlex.join(part)}"
+        start = shlex.join(pytest_start("python", plan))  # the validating runs' Hypothesis budget, if any
+        runs = [f"{start} -p no:cacheprovider -q -rN {shlex.join(part)}"
                 for part in _chunks(in_testpaths_order(tests, plan.test_paths), EVAL_ARGS_BYTES)]
         if len(runs) == 1:
             return [*lines, *runs]
@@ -292,6 +351,36 @@ def optional_step(step: InstallStep, cmd: str) -> list[str]:
         return [*lines, f'{cmd} || for spec in {shlex.join(specs)}; do $PIP "$spec" || '
                         'echo "went on without $spec" >&2; done']
     return [*lines, f'{cmd} || echo "went on without: {step.name}" >&2']
+
+def flaky_marked(path: Path) -> set[str]:
+    """``Class::test`` / ``test`` / ``Class`` names a test file marks ``pytest.mark.flaky``
+    (read with ``ast``, never run; a file that does not parse marks nothing)."""
+    import ast
+
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
+        return set()
+
+    def flaky(node: ast.AST) -> bool:
+        for deco in getattr(node, "decorator_list", []):
+            target = deco.func if isinstance(deco, ast.Call) else deco
+            if isinstance(target, ast.Attribute) and target.attr == "flaky" and \
+                    isinstance(target.value, ast.Attribute) and target.value.attr == "mark":
+                return True
+        return False
+
+    out: set[str] = set()
+
+    def walk(body: list[ast.stmt], prefix: str) -> None:
+        for node in body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and flaky(node):
+                out.add(prefix + node.name)
+            elif isinstance(node, ast.ClassDef):
+                walk(node.body, f"{prefix}{node.name}::")
+
+    walk(tree.body, "")
+    return out
 
 
 def suite_paths(plan: EnvPlan, workdir: Path) -> list[str]:
