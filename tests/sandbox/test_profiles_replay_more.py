@@ -193,7 +193,7 @@ def test_ruby_task_replays_with_rspec(tmp_path):
 # A Gemfile whose test group asks for a gem no registry here serves (the coveralls of
 # necromancer and rainbow: RubyGems is unreachable): Bundler fails with and without the network.
 UNREACHABLE_GROUP = 'group :test do\n  gem "zz-coverage-reporter-nowhere", require: false\nend\n'
-no_bundler = pytest.mark.skipif(not bundler(), reason="toolchain missing: bundler")
+no_bundler = pytest.mark.skipif(not bundler(), reason="needs bundler (apt-get install ruby: it brings bundle3.1)")
 
 
 def _replay_past_a_failed_gemfile(tmp_path: Path, runner: str, src: Path, bug: Bug, fail_to_pass: set[str],

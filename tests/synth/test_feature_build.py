@@ -54,7 +54,7 @@ def check_feature_task(repo: str, tmp_path: Path, synth_cache: Path) -> None:
     src = STATSC if repo == "statsc" else SAMPLES / repo
     profile = detect_profile(src, [p.relative_to(src).as_posix() for p in src.rglob("*") if p.is_file()])
     if profile is None or (missing := profile.missing_tool()) is not None:
-        pytest.skip(f"toolchain missing: {missing.reason if profile else 'no profile'}")
+        pytest.skip(missing.reason if profile else "no profile")
     ok, why = bwrap_works()
     if not ok:
         pytest.skip(f"bwrap unavailable: {why}")
