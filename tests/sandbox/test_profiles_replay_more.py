@@ -216,8 +216,9 @@ def test_ruby_task_replays_with_rspec_past_a_gemfile_group_bundler_cannot_instal
     src = _copy(SAMPLES / "ledger-rb", tmp_path / "fixture" / "ledger-rb")
     (src / "Gemfile").write_text((src / "Gemfile").read_text() + "\n" + UNREACHABLE_GROUP)
     # one-liners: their descriptions exist only once they ran (no ``-e`` selects them), and
-    # they are PASS_TO_PASS tests the eval script must run
-    (src / "spec" / "shape_spec.rb").write_text('RSpec.describe Ledger::Money do\n'
+    # they are PASS_TO_PASS tests the eval script must run; and, as many gems' spec helpers do, it
+    # requires bundler/setup, which cannot resolve that Gemfile here
+    (src / "spec" / "shape_spec.rb").write_text('require "bundler/setup"\n\nRSpec.describe Ledger::Money do\n'
                                                 '  subject { described_class.new(5, "EUR") }\n\n'
                                                 "  it { is_expected.to respond_to(:allocate) }\n"
                                                 "  it { is_expected.not_to be_zero }\nend\n")
@@ -248,7 +249,9 @@ def test_ruby_task_replays_with_minitest(tmp_path):
 @no_bundler
 def test_ruby_task_replays_with_minitest_past_a_gemfile_group_bundler_cannot_install(tmp_path):
     gemfile = 'source "https://rubygems.org"\n\n' + UNREACHABLE_GROUP
-    src = _write(tmp_path / "fixture" / "stack", {**MINITEST_FIXTURE, "Gemfile": gemfile})
+    # the test file requires bundler/setup, as many do: it cannot resolve that Gemfile here
+    test = 'require "bundler/setup"\n' + MINITEST_FIXTURE["test/stack_test.rb"]
+    src = _write(tmp_path / "fixture" / "stack", {**MINITEST_FIXTURE, "test/stack_test.rb": test, "Gemfile": gemfile})
     bug = ("lib/stack.rb", "def size = @items.size", "def size = @items.size - 1")
     _replay_past_a_failed_gemfile(tmp_path, "minitest", src, bug, {"StackTest#test_size"})
 

@@ -8,7 +8,9 @@ way the resolved ``Gemfile.lock`` is kept in the env and linked into working cop
 one, and runs go through ``bundle exec``. Without a Gemfile (or when neither install works)
 the tests run on the machine's gems, and the plan says so; where a Gemfile could not be
 installed, the plan's ``fallback`` is ``system`` and the task's replay scripts go on the same
-way (no ``bundle install``, no ``bundle exec``), saying so in a comment.
+way (no ``bundle install``, no ``bundle exec``), saying so in a comment. A spec helper's own
+``require "bundler/setup"`` would then fail on the Gemfile the machine cannot satisfy, so such runs
+(and the replays) put a folder first on ``RUBYLIB`` whose ``bundler/setup.rb`` does nothing.
 """
 
 from __future__ import annotations
@@ -27,6 +29,9 @@ from datagen.sandbox.harness.profiles.base import EnvContext, ProfileEnv, cached
 
 MODE_FILE = "mode.json"
 SYSTEM = "system"  # the plan's ``fallback`` when a Gemfile could not be installed: the machine's gems
+NO_BUNDLER = "no-bundler"  # the env's folder whose bundler/setup.rb is a no-op (``fallback`` system)
+_NO_BUNDLER_SETUP = ("# datagen: Bundler could not install this repo's Gemfile, so its tests run on the machine's\n"
+                     "# gems; this file stands in for bundler/setup, which would fail to resolve that Gemfile.\n")
 
 
 @lru_cache(maxsize=1)
@@ -111,6 +116,9 @@ def ensure_ruby_env(profile, src: Path, plan: EnvPlan, ctx: EnvContext) -> Profi
             if mode != "system" and (target / "work" / "Gemfile.lock").is_file():
                 shutil.copy2(target / "work" / "Gemfile.lock", target / "Gemfile.lock")
             shutil.rmtree(target / "work", ignore_errors=True)
+        if mode == "system" and plan.install:
+            (target / NO_BUNDLER / "bundler").mkdir(parents=True, exist_ok=True)
+            (target / NO_BUNDLER / "bundler" / "setup.rb").write_text(_NO_BUNDLER_SETUP, encoding="utf-8")
         (target / MODE_FILE).write_text(json.dumps({"mode": mode}), encoding="utf-8")
 
     target = cached_env(profile, src, plan, ctx, build)
@@ -134,6 +142,7 @@ def ensure_ruby_env(profile, src: Path, plan: EnvPlan, ctx: EnvContext) -> Profi
     update: dict = {"notes": [*plan.notes, notes[mode]], "fallback": went_on}
     if went_on:
         update["pins"] = machine_gems(profile.tool_gem)
+        env["RUBYLIB"] = str(target / NO_BUNDLER)
     plan = plan.model_copy(update=update)
     return ProfileEnv(profile.name, plan, path=target, env=env, ro_paths=(target,), links=links, extra=mode)
 
@@ -179,6 +188,11 @@ def ruby_eval_prefix(plan: EnvPlan) -> list[str]:
     """Replay: sets ``$RUN`` to ``bundle exec`` where a Gemfile.lock was resolved, as the
     validating env did (never where that env went on with the machine's gems)."""
     if plan.fallback == SYSTEM:
-        return ['RUN=""  # as where the task was validated: the machine\'s gems, no bundle exec']
+        setup = shlex.quote(_NO_BUNDLER_SETUP.replace("datagen: ", ""))
+        return ['RUN=""  # as where the task was validated: the machine\'s gems, no bundle exec',
+                "# and, as there, a no-op bundler/setup first on RUBYLIB: the repo's own require of it",
+                "# would fail on the Gemfile this machine could not install",
+                'NB="$(mktemp -d)" && mkdir -p "$NB/bundler" && printf %s ' + setup + ' > "$NB/bundler/setup.rb"',
+                'export RUBYLIB="$NB${RUBYLIB:+:$RUBYLIB}"']
     return ['B="$(command -v bundle || ls /usr/bin/bundle[0-9]* 2>/dev/null | tail -n 1)"',
             'RUN=""; if [ -f Gemfile.lock ] && [ -n "$B" ]; then RUN="$B exec"; fi']
