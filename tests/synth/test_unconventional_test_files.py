@@ -1,6 +1,7 @@
 """A file the suite reports tests from is test code, whatever its name (jsonpointer keeps its
 suite in a root ``tests.py``): no task changes it, since every grader refuses a patch that
-edits a task's test files, and the gold patch of such a task could never be graded resolved."""
+edits a task's test files, and the gold patch of such a task could never be graded resolved.
+A module whose doctests the suite runs is still code: its doctests do not make it a test file."""
 
 from __future__ import annotations
 
@@ -15,6 +16,11 @@ ROOTLIB = '''"""Small helpers."""
 
 
 def double(x):
+    """Twice ``x``.
+
+    >>> double(21)
+    42
+    """
     return 2 * x
 
 
@@ -62,7 +68,8 @@ class Helpers(unittest.TestCase):
 
 def test_no_task_changes_a_test_file_named_like_code(tmp_path):
     repo = write_tree(tmp_path / "rootlib", {"LICENSE": MIT, "rootlib.py": ROOTLIB, "tests.py": SUITE,
-                                             "pytest.ini": "[pytest]\npython_files = tests.py\n"})
+                                             "pytest.ini": "[pytest]\npython_files = tests.py\n"
+                                                                           "addopts = --doctest-modules\n"})
     git(repo, "init", "-q", "-b", "main")
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", "init")
@@ -70,7 +77,8 @@ def test_no_task_changes_a_test_file_named_like_code(tmp_path):
     proc = run_build([repo], out, tmp_path / "cache", "synth.max_candidates_per_repo=24")
     assert proc.returncode == 0, proc.stderr[-3000:]
     tasks = read_tasks(out)
-    assert tasks, "rootlib.py gives tasks"
+    assert tasks, "rootlib.py gives tasks, though the suite reports its doctest from it"
+    assert any("rootlib.py::rootlib.double" in task["PASS_TO_PASS"] + task["FAIL_TO_PASS"] for task in tasks)
     for task in tasks:
         assert "tests.py" not in task["patch"], task["instance_id"]
-        assert all(t.startswith("tests.py::") for t in task["FAIL_TO_PASS"])
+        assert all(t.startswith(("tests.py::", "rootlib.py::")) for t in task["FAIL_TO_PASS"])

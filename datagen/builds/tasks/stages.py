@@ -113,7 +113,8 @@ def measure_baselines(cfg: TasksRecipe, states: list[RepoState], work: Path, run
         b = s.baseline = read_baseline(work, s.repo.name)
         # a file the suite reports tests from is test code whatever its name (a root tests.py):
         # every grader refuses a patch that edits a task's test files, so none is a target
-        reported = {t.split("::", 1)[0] for t in (*b.stable, *b.flaky, *b.failing) if "::" in t}
+        # (the profile says which: Rust's inline `mod tests` and Python's doctests are in code files)
+        reported = set(get_profile(b.runner).test_files([*b.stable, *b.flaky, *b.failing])) if b.runner else set()
         s.sources = [(p, lang) for p, lang in s.sources if p not in reported]
         s.row = s.row.model_copy(update={
             "tests": len(b.stable), "flaky_tests": b.flaky, "failing_tests": len(b.failing),

@@ -154,6 +154,19 @@ def _single_tracer(env: ProfileEnv) -> list[str]:
     return [*(["--no-cov"] if has("pytest_cov") else []), *(["-n", "0"] if has("xdist") else [])]
 
 
+def is_doctest_id(test_id: str) -> bool:
+    """Whether a pytest id is a doctest of a Python module: its name is the module's dotted
+    name, or that name, a dot and a qualified name (``pkg/mod.py::pkg.mod.func``; a module
+    found from a ``src/`` folder or by its folder alone gives a shorter dotted name)."""
+    path, _, name = test_id.partition("::")
+    if not path.endswith(".py") or "::" in name or "[" in name:
+        return False
+    dotted = path[:-3].replace("/", ".").removesuffix(".__init__")
+    parts = name.split(".")
+    return any(dotted == ".".join(parts[:i]) or dotted.endswith("." + ".".join(parts[:i]))
+               for i in range(1, len(parts) + 1))
+
+
 @register
 class PytestProfile(Profile):
     """Python repos with pytest-style test files."""
@@ -253,6 +266,12 @@ class PytestProfile(Profile):
             out |= {t for t in tests if t.split("::", 1)[0] == file
                     and any(t.split("[", 1)[0] == f"{file}::{q}" or t.startswith(f"{file}::{q}::") for q in marked)}
         return out
+
+    def test_files(self, tests: list[str]) -> list[str]:
+        """The files that hold ``tests``, less the code modules that hold only doctests: a
+        doctest's module is the code it documents (``parse/__init__.py::parse.with_pattern``)."""
+        return sorted({path for t in tests if "::" in t
+                       for path in [t.split("::", 1)[0]] if self.is_test_file(path) or not is_doctest_id(t)})
 
     def grading_targets(self, tests: list[str]) -> list[str]:
         """The files holding ``tests``: whole files, so a missing test does not abort the run."""
