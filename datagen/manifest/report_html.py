@@ -4,7 +4,7 @@ URI, its numbers in a table beside it, the runs on top, skipped charts listed at
 Nothing is fetched when the page is viewed (no scripts, fonts or styles from a network).
 A small inline script checks on load that every chart image decoded, sets
 ``data-charts-drawn`` / ``data-charts-failed`` on ``<body>`` and logs a console error for each
-failure, so a headless browser can prove the page drew (tests/manifest/test_report_html.py).
+failure, so a headless browser can prove the page drew (tests/builds/test_all.py).
 """
 
 from __future__ import annotations

@@ -31,7 +31,7 @@ import pytest
 
 from datagen.runtime.switch import journal_path, recover
 from tests.builds.test_rl_pool import tasks_file  # noqa: F401 - the fixture
-from tests.synth.buildkit import ROOT, build_args, build_env, make_minilib
+from tests.synth.buildkit import ROOT
 
 pytestmark = pytest.mark.slow
 
@@ -136,26 +136,3 @@ def test_a_killed_rl_pool_build_leaves_the_old_pool_or_the_new_one(tmp_path, tas
     again = subprocess.run(build(tasks_file), env=env, capture_output=True, text=True, cwd=ROOT)
     assert again.returncode == 0, again.stderr
     assert published(out, POOL_ROWS) == old and not journal_path(out).exists()
-
-
-TASK_ROWS = "SELECT instance_id FROM tasks ORDER BY 1"
-
-
-def _task_ids(out: Path) -> list[str]:
-    return [json.loads(line)["instance_id"] for line in (out / "tasks.jsonl").read_text().splitlines()]
-
-
-def test_a_killed_tasks_build_leaves_the_old_tasks_or_the_new_ones(tmp_path):
-    lib = make_minilib(tmp_path / "minilib")
-    cache = tmp_path / "cache"
-    out = tmp_path / "tasks"
-    env = {**build_env(cache), "DATAGEN_NO_PROGRESS": "1"}
-    one = ("synth.families=[procedural]", "synth.strategies=[py_op_change_v1]")
-    two = ("synth.families=[procedural]",)  # both strategies of the kit: more tasks
-    first = subprocess.run(_cli(*build_args([lib], out, cache, *one)), env=env, capture_output=True, text=True,
-                           cwd=ROOT, timeout=900)
-    assert first.returncode == 0, first.stderr[-3000:]
-    old, new = kill_at_each_point(out, _cli(*build_args([lib], out, cache, *two)), env, TASK_ROWS,
-                                  "write:tasks.jsonl", _task_ids)
-    assert len(new[1]) > len(old[1])
-    assert any(rel.startswith("envs/") and rel not in old[0] for rel in new[0])  # the new envs switched in

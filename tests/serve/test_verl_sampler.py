@@ -1,6 +1,6 @@
 """The pool sampler as verl and torchdata drive it, against a real `datagen serve pool`:
 a verl-style loop SIGKILLed twice mid-epoch and resumed from its checkpoints trains on each
-of 1 000 instructions exactly once; in process: update() commits the batch just handed out,
+of 200 instructions exactly once; in process: update() commits the batch just handed out,
 a mid-batch state_dict resumes without drawing, a 409 is logged, rows the dataset lacks
 are set aside, len() is what the pool has left."""
 
@@ -25,7 +25,7 @@ from tests.serve.conftest import ROOT, Server, env
 pytest.importorskip("torchdata.stateful_dataloader", reason="torchdata: pip install -e '.[rl-clients]'")
 pytestmark = pytest.mark.slow  # real servers and trainer processes: seconds each
 
-POOL, BATCH = 1000, 20
+POOL, BATCH = 200, 20  # ten steps: room for a kill at step 3 and one at step 7
 try:
     import verl.trainer.main_ppo  # noqa: F401 - verl 0.7.1 (`.ci/run` installs it)
     VERL = True
@@ -56,10 +56,10 @@ def test_killed_and_resumed_loop_uses_each_instruction_once(tmp_path):
     ckpt = tmp_path / "ckpt.pt"
     with Server("pool", str(pool)) as server:
         url = f"http://127.0.0.1:{server.port}"
-        # killed after step 7's checkpoint, before its update(): the resumed run commits it
-        kill_when_paused(run_loop(pool, ckpt, url, "7:saved"), "7:saved")
-        # killed after step 23 trained, before its checkpoint: that batch was never learned
-        kill_when_paused(run_loop(pool, ckpt, url, "23:trained"), "23:trained")
+        # killed after step 3's checkpoint, before its update(): the resumed run commits it
+        kill_when_paused(run_loop(pool, ckpt, url, "3:saved"), "3:saved")
+        # killed after step 7 trained, before its checkpoint: that batch was never learned
+        kill_when_paused(run_loop(pool, ckpt, url, "7:trained"), "7:trained")
         last = run_loop(pool, ckpt, url)
         out, err = last.communicate(timeout=300)
         assert last.returncode == 0, err[-3000:]
@@ -73,7 +73,7 @@ def test_killed_and_resumed_loop_uses_each_instruction_once(tmp_path):
     entries = journal(pool)
     committed = Counter(e.instruction_id for e in entries if e.op == "commit")
     assert sorted(committed) == all_ids and set(committed.values()) == {1}
-    # nothing drawn to fast-forward: only the batch of step 23 was taken twice (it came back when its lease ended)
+    # nothing drawn to fast-forward: only the batch of step 7 was taken twice (it came back when its lease ended)
     assert sum(e.op == "take" for e in entries) == POOL + BATCH
     assert (status["used"], status["free"], status["leased"]) == (POOL, 0, 0)
 

@@ -19,8 +19,9 @@ from typer.testing import CliRunner
 from datagen.cli.app import app
 from datagen.records.tasks import TaskRecord
 from datagen.synth.statements import MIN_QUOTED_LINE, added_lines, listed_tests
+from tests.conftest import MIT, git, write_tree
 from tests.sealed import assert_sealed, envs_digest
-from tests.synth.buildkit import ROOT, SITE, make_minilib, read_tasks, run_build, sql, start_build
+from tests.synth.buildkit import ROOT, SITE, read_tasks, run_build, sql, start_build
 
 pytestmark = pytest.mark.slow
 
@@ -219,10 +220,22 @@ def test_greet():
 '''
 
 
+AREA = "def area(width, height):\n    return width * height\n"
+TEST_AREA = "from minilib.shapes import area\n\n\ndef test_area():\n    assert area(3, 4) == 12\n"
+
+
 def test_same_change_from_two_strategies(tmp_path, synth_cache):
     """py_constant_change and py_default_arg both flip ``shout=False``: one task, and the
-    second proposer gets its own candidates row (the build once died on the primary key)."""
-    repo = make_minilib(tmp_path / "greet", {"minilib/text.py": GREET, "tests/test_text.py": TEST_GREET})
+    second proposer gets its own candidates row (the build once died on the primary key).
+    The repo holds ``greet`` and ``area`` (no constant, no default: no candidate; its test
+    is the one a broken ``greet`` leaves passing): minilib's functions gave the two
+    strategies many more candidates to validate, none of which the assertions read."""
+    repo = tmp_path / "greet"
+    write_tree(repo, {"LICENSE": MIT, "minilib/__init__.py": '"""minilib."""\n', "minilib/text.py": GREET,
+                      "tests/test_text.py": TEST_GREET, "minilib/shapes.py": AREA, "tests/test_shapes.py": TEST_AREA})
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "greet")
     out = tmp_path / "out"
     proc = run_build([repo], out, synth_cache, "synth.families=[procedural]", "synth.seeds_per_pair=4",
                      "synth.max_candidates_per_entity=8",

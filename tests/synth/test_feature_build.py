@@ -40,9 +40,16 @@ def _bash(script: str, cwd: Path) -> subprocess.CompletedProcess:
     return subprocess.run(["bash", "-c", script], cwd=cwd, capture_output=True, text=True, timeout=600)
 
 
-# Half the languages here, half in test_feature_build_compiled.py: the suite's workers take a
-# file each, and ten builds in one file would keep one worker busy for the whole run.
+# Half the languages here, the compiled ones in test_feature_build_compiled.py and
+# test_feature_build_jvm_rust.py: the suite's workers take a file each, and ten builds in one
+# file would keep one worker busy for the whole run.
 SCRIPTED = ("tinyhttp", "shapes-js", "intervals-ts", "ledger-rb", "tally-php")
+COMPILED = ("geom-cpp", "kvstore-go", "statsc")
+JVM_RUST = ("fraction-java", "ringbuf-rs")
+
+
+def test_every_sample_repo_is_built_in_one_file():
+    assert sorted((*SCRIPTED, *COMPILED, *JVM_RUST)) == sorted(REPOS)
 
 
 @pytest.mark.parametrize("repo", SCRIPTED)
