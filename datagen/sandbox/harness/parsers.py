@@ -463,7 +463,8 @@ _FRAME = re.compile(r"^(at\s|File \"|from\s|#\d+\s|\d+\s*[|│]|[-=_~^*#.⎯─�
 _ERROR_LINE = re.compile(
     r"^(E\s{2,}|ERROR\b|error[:\[]|fatal\b|FAIL\b|panic:|Traceback\b|PHP (Fatal|Parse) error)"
     r"|\b\w*(Error|Exception)\b|cannot load such file|[Nn]o such file|[Nn]ot found\b|[Ff]ailed to\b"
-    r"|undefined reference|[Cc]annot find\b|[Nn]o module named|[Uu]nable to\b")
+    r"|undefined reference|[Cc]annot find\b|[Nn]o module named|[Uu]nable to\b"
+    r"|Could NOT find\b")  # CMake's find_package: "Could NOT find GTest (missing: GTEST_LIBRARY ...)"
 WORDS_WIDTH, WORDS_LINES, WORDS_CHARS = 300, 6, 1500
 
 
