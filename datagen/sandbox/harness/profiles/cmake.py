@@ -31,18 +31,27 @@ import shlex
 import shutil
 import subprocess
 from functools import lru_cache
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from datagen.records.env import EnvPlan, InstallStep
 from datagen.sandbox.harness.parsers import CASE_SEP, parse_ctest_junit
 from datagen.sandbox.harness.profiles._replay import cmake_regex, ctest_check
-from datagen.sandbox.harness.profiles.base import EnvContext, Profile, ProfileEnv, TestResults, cached_env, copy_source
+from datagen.sandbox.harness.profiles.base import (
+    EnvContext,
+    Profile,
+    ProfileEnv,
+    TestResults,
+    cached_env,
+    conventional_test_file,
+    copy_source,
+)
 from datagen.sandbox.harness.profiles.registry import register
 
 BUILD = "_datagen_build"
 _TESTING = re.compile(r"\b(enable_testing|add_test|include\s*\(\s*CTest|gtest_discover_tests|gtest_add_tests|"
                       r"catch_discover_tests|doctest_discover_tests)\b", re.I)
 _MINIMUM = re.compile(r"cmake_minimum_required\s*\(\s*VERSION\s+([0-9.]+)", re.I)
+_TEST_WORDS = frozenset({"test", "tests", "testing", "unittest", "unittests", "gtest", "gtests"})
 _CXX_EXTS = (".cpp", ".cc", ".cxx", ".c++", ".hpp", ".hh", ".hxx")
 
 
@@ -168,6 +177,14 @@ class CMakeProfile(Profile):
             except OSError:
                 continue
         return False
+
+    def is_test_file(self, path: str) -> bool:
+        """Test code by the common conventions, and any file in a folder one of whose
+        ``_``/``-``/``.``-separated words is a test word (``src/test_lib_json/``, ``unit-tests/``):
+        C/C++ projects name their test folders so, and a break there is fixed in the tests."""
+        folders = PurePosixPath(path).parts[:-1]
+        return conventional_test_file(path) or any(
+            _TEST_WORDS.intersection(re.split(r"[_.\-]", part.lower())) for part in folders)
 
     def task_language(self, src: Path | None = None) -> str:
         """``c`` for a project without C++ sources, else ``cpp``."""
