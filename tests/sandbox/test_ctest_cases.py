@@ -247,3 +247,11 @@ def test_a_task_of_an_option_gated_suite_replays_configured_as_validated(tmp_pat
     assert set(task.PASS_TO_PASS) == {"ring_test::Ring/wrapsPositive", "ring_test::Ring/nextSlotWraps"}
     for script in (task.setup_script, task.eval_script):
         assert "-DRINGX_BUILD_TESTS=ON" in script and "-DRINGX_WITH_POST_BUILD_UNITTEST=OFF" in script
+
+
+@pytest.mark.parametrize(("path", "test"), [
+    ("src/test_lib_json/jsontest.h", True), ("unit-tests/check.c", True), ("test/FourSuite.cpp", True),
+    ("src/lib_json/json_reader.cpp", False), ("src/jsontestrunner/main.cpp", False), ("latest/x.c", False),
+])
+def test_a_folder_named_by_a_test_word_holds_test_code(path, test):
+    assert CMakeProfile().is_test_file(path) is test
