@@ -255,3 +255,18 @@ def test_a_task_of_an_option_gated_suite_replays_configured_as_validated(tmp_pat
 ])
 def test_a_folder_named_by_a_test_word_holds_test_code(path, test):
     assert CMakeProfile().is_test_file(path) is test
+
+
+def test_the_tests_find_package_libraries_are_named_and_installed_in_the_image(tmp_path):
+    (tmp_path / "CMakeLists.txt").write_text("enable_testing()\nfind_package(GTest 1.8.0 REQUIRED)\n"
+                                             "# find_package(Boost)\nadd_subdirectory(runner)\n")
+    (tmp_path / "runner").mkdir()
+    (tmp_path / "runner" / "CMakeLists.txt").write_text("find_package(Python3 COMPONENTS Interpreter)\n"
+                                                        "find_package(PythonInterp 3)\nfind_package(Nothing)\n")
+    profile = CMakeProfile()
+    plan = profile.plan(tmp_path)
+    assert [n for n in plan.notes if n.startswith("Debian")] == [
+        "Debian packages: libgtest-dev (find_package(GTest) in CMakeLists.txt); "
+        "python3 (find_package(Python3) in runner/CMakeLists.txt)"]
+    (line,) = profile.image_tools(plan)
+    assert "install -y --no-install-recommends cmake libgtest-dev python3 &&" in line

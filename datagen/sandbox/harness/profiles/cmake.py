@@ -124,6 +124,30 @@ def configure_options(text: str) -> list[tuple[str, str]]:
     return list(found.values())
 
 
+# find_package names whose Debian package a replay image needs (the tests' own tools and libraries)
+DEBIAN_PACKAGES = {"GTest": "libgtest-dev", "GMock": "libgmock-dev", "Catch2": "catch2", "doctest": "doctest-dev",
+                   "Python3": "python3", "Python": "python3", "PythonInterp": "python3",
+                   "benchmark": "libbenchmark-dev", "ZLIB": "zlib1g-dev", "PkgConfig": "pkg-config",
+                   "Boost": "libboost-dev", "fmt": "libfmt-dev"}
+_FIND_PACKAGE = re.compile(r"^[ \t]*find_package[ \t]*\([ \t]*([A-Za-z0-9_]+)", re.I | re.M)
+_DEBIAN_NOTE = "Debian packages: "
+
+
+def debian_packages(src: Path, cmake_files: list[str]) -> list[tuple[str, str]]:
+    """(package, where) for each ``find_package`` in ``cmake_files`` (paths under ``src``)
+    whose Debian package ``DEBIAN_PACKAGES`` knows, first place each."""
+    found: dict[str, str] = {}
+    for rel in cmake_files:
+        try:
+            text = (src / rel).read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        for m in _FIND_PACKAGE.finditer(re.sub(r"^[ \t]*#.*$", "", text, flags=re.M)):
+            if (package := DEBIAN_PACKAGES.get(m.group(1))) is not None:
+                found.setdefault(package, f"find_package({m.group(1)}) in {rel}")
+    return sorted(found.items())
+
+
 def plan_options(plan: EnvPlan) -> list[str]:
     """The ``-D`` flags (other than the build type) of the plan's configure step: what the plan
     says, so a plan a user edited configures every run and both replay scripts alike."""
@@ -208,6 +232,8 @@ class CMakeProfile(Profile):
         install = [InstallStep(name="configure and build", kind="command", args=["sh", "-c", configure_build(flags)],
                                origin=origin)]
         notes = [f"configured with {flag}: CMakeLists.txt's option {why}" for flag, why in options]
+        if packages := debian_packages(src, self.dependency_files(src)):
+            notes.append(_DEBIAN_NOTE + "; ".join(f"{pkg} ({where})" for pkg, where in packages))
         return EnvPlan(profile=self.name, toolchain=f"cmake{have}" if have else "cmake", toolchain_request=want,
                        toolchain_mismatch=mismatch, install=install, test_command=["ctest"], notes=notes)
 
@@ -236,7 +262,10 @@ class CMakeProfile(Profile):
     def image_tools(self, plan: EnvPlan) -> list[str]:
         from datagen.sandbox.envs.docker import apt_install
 
-        return [apt_install("cmake")]
+        # the packages the plan's note names (the tests' find_package libraries and tools)
+        extra = [part.split(" ", 1)[0] for note in plan.notes if note.startswith(_DEBIAN_NOTE)
+                 for part in note.removeprefix(_DEBIAN_NOTE).split("; ")]
+        return [apt_install("cmake", *extra)]
 
     def setup_commands(self, plan: EnvPlan) -> list[str]:
         return [f"{configure_build(plan_options(plan))} || exit 1"]
