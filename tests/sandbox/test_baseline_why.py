@@ -73,6 +73,19 @@ CASES: dict[str, dict[str, str]] = {
                           "add_executable(t t.c)\nadd_test(NAME calc.add COMMAND t)\n",
         "t.c": f"#include \"{MISSING}.h\"\nint main(void) {{ return 0; }}\n",
     },
+    # a find_package whose library is not installed (FindGTest's way): CMake's own words name it
+    "ctest_find_package": {
+        "CMakeLists.txt": "cmake_minimum_required(VERSION 3.16)\nproject(calc LANGUAGES C)\n"
+                          "list(APPEND CMAKE_MODULE_PATH ${CMAKE_CURRENT_SOURCE_DIR}/cmake)\n"
+                          f"option(CALC_BUILD_TESTS \"tests\" OFF)\nif(CALC_BUILD_TESTS)\n  enable_testing()\n"
+                          f"  find_package({MISSING} 1.8 REQUIRED)\n  add_executable(t t.c)\n"
+                          "  add_test(NAME calc.add COMMAND t)\nendif()\n",
+        f"cmake/Find{MISSING}.cmake": f"find_library({MISSING.upper()}_LIBRARY NAMES {MISSING})\n"
+                                      "include(FindPackageHandleStandardArgs)\n"
+                                      f"find_package_handle_standard_args({MISSING} "
+                                      f"REQUIRED_VARS {MISSING.upper()}_LIBRARY)\n",
+        "t.c": "int main(void) { return 0; }\n",
+    },
     "make": {
         "Makefile": "CC ?= cc\ntests/%: tests/%.c\n\t$(CC) -o $@ $^\n\ncheck: tests/test_add\n\t./tests/test_add\n"
                     ".PHONY: check\n",
@@ -81,8 +94,9 @@ CASES: dict[str, dict[str, str]] = {
 }
 
 
-@pytest.mark.parametrize("runner", sorted(CASES))
-def test_a_baseline_that_yields_nothing_says_why_in_the_runners_words(tmp_path, runner):
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_a_baseline_that_yields_nothing_says_why_in_the_runners_words(tmp_path, case):
+    runner = case.partition("_")[0]  # the profile; "ctest_find_package" is a second ctest case
     ok, reason = bwrap_works()
     if not ok:
         pytest.skip(f"bwrap unavailable: {reason}")
@@ -91,7 +105,7 @@ def test_a_baseline_that_yields_nothing_says_why_in_the_runners_words(tmp_path, 
         pytest.skip(missing.reason)
     if runner == "ctest" and shutil.which("cc") is None:
         pytest.skip("no C compiler")
-    src = write_tree(tmp_path / "src", CASES[runner])
+    src = write_tree(tmp_path / "src", CASES[case])
     assert profile.detect(src, [p.relative_to(src).as_posix() for p in src.rglob("*") if p.is_file()])
     sandbox, limits = untrusted_sandbox("auto"), SandboxLimits(timeout_s=180, processes=256)
     try:
@@ -106,6 +120,8 @@ def test_a_baseline_that_yields_nothing_says_why_in_the_runners_words(tmp_path, 
         assert str(tmp_path / "scratch") not in detail  # no path of a random working copy
     assert reason in ("no_tests", "no_passing_tests", "env_setup_failed"), (reason, detail)
     assert MISSING in detail, detail
+    if case == "ctest_find_package":  # the option that builds the tests was on, and CMake's message is kept
+        assert f"Could NOT find {MISSING} (missing: {MISSING.upper()}_LIBRARY)" in detail, detail
 
 
 def test_runner_words_keep_the_error_and_the_last_lines_not_the_stack():

@@ -16,7 +16,13 @@ import pytest
 
 from datagen.sandbox.harness.parsers import case_lines, parse_ctest_junit
 from datagen.sandbox.harness.profiles._replay import CTEST_CASES_AWK
-from datagen.sandbox.harness.profiles.cmake import ctest_argv, ctest_names
+from datagen.sandbox.harness.profiles.cmake import (
+    CMakeProfile,
+    configure_options,
+    ctest_argv,
+    ctest_names,
+    plan_options,
+)
 from tests.sandbox.test_profiles_replay_more import _write, needs, replay_validated
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -53,6 +59,11 @@ LINE_SHAPES = [
     ("[pass] read.  [a <b> & c][a <b> & c]\n", {"read.": "pass"}),  # xmltest's name ends in a space
     ("[ RUN      ] A.b\n[  FAILED  ] A.b\n", {"A.b": "error"}),  # gtest's summary line has no time
     ("not ok 1 - a # TODO later\nok 2 b\n", {"a": "skip", "b": "pass"}),
+    # jsontest: "Testing <name>: " before the case runs, its status after; one cut off is an error
+    ("Testing A/b: OK\nTesting A/c: FAILED\nTesting A/d: ", {"A/b": "pass", "A/c": "fail", "A/d": "error"}),
+    ("Testing A/b: OK\nTesting A/c: it printed\nOK\nTesting a: b: OK\n",
+     {"A/b": "pass", "A/c": "error", "a: b": "pass"}),
+    ("Testing ports: 3 found\n", {}),  # no end line anywhere: not jsontest's output
 ]
 
 
@@ -161,3 +172,101 @@ def test_a_make_task_is_judged_by_the_cases_of_one_executable(tmp_path):
     assert task.FAIL_TO_PASS == ["tests/test_range::measures_span"]
     assert set(task.PASS_TO_PASS) == {"tests/test_range::clamps_low", "tests/test_range::clamps_high",
                                       "tests/test_range::keeps_middle"}
+
+
+OPTIONS = [  # (top CMakeLists.txt, the -D flags a user who wants the tests would pass)
+    ('option(FOO_BUILD_TESTS "Build tests" OFF)\noption(FOO_BUILD_DOCS "Docs (Doxygen)" ON)\n'
+     'option(FOO_BUILD_FUZZERS "Fuzzers" OFF)\noption(FOO_INSTALL_TESTS "Install them" OFF)\n',
+     ["-DFOO_BUILD_TESTS=ON", "-DFOO_BUILD_DOCS=OFF"]),
+    ('option(BAR_WITH_TESTS "Compile the tests" ON)\n'
+     'option(BAR_WITH_POST_BUILD_UNITTEST "Run the unit tests as a post build step" ON)\n',
+     ["-DBAR_WITH_POST_BUILD_UNITTEST=OFF"]),
+    ('option(BAZ_TESTS "tests")\noption(BAZ_ENABLE_TESTING\n  "multi-line" ${DEFAULT})\n'
+     '# option(OLD_BUILD_TESTS "commented out" OFF)\noption(BAZ_DISABLE_TESTS "" OFF)\n',
+     ["-DBAZ_TESTS=ON", "-DBAZ_ENABLE_TESTING=ON"]),
+    ('include(CTest)\nif(BUILD_TESTING)\n  add_subdirectory(tests)\nendif()\n', ["-DBUILD_TESTING=ON"]),
+    ('option(BUILD_TESTING "tests" OFF)\n', ["-DBUILD_TESTING=ON"]),
+    ('enable_testing()\nadd_test(NAME t COMMAND t)\n', []),
+]
+
+
+@pytest.mark.parametrize(("text", "flags"), OPTIONS)
+def test_configure_options_build_the_tests_and_do_not_run_them_at_build_time(text, flags):
+    assert [flag for flag, _ in configure_options(text)] == flags
+
+
+def test_the_plan_carries_the_options_to_every_run_and_both_scripts(tmp_path):
+    (tmp_path / "CMakeLists.txt").write_text(OPTIONS[1][0] + OPTIONS[0][0] + "enable_testing()\n")
+    profile = CMakeProfile()
+    plan = profile.plan(tmp_path)
+    flags = ["-DBAR_WITH_POST_BUILD_UNITTEST=OFF", "-DFOO_BUILD_TESTS=ON", "-DFOO_BUILD_DOCS=OFF"]
+    assert plan_options(plan) == flags
+    assert any("FOO_BUILD_TESTS=ON" in n and "builds the tests" in n for n in plan.notes)
+    for script in (profile.setup_script(plan), profile.eval_script(plan, ["t::a"])):
+        assert all(flag in script for flag in flags)
+    # a plan a user edited configures the way it says
+    edited = plan.model_copy(deep=True)
+    edited.install[0].args[2] = edited.install[0].args[2].replace("-DFOO_BUILD_DOCS=OFF", "-DFOO_X=1")
+    assert plan_options(edited) == [*flags[:2], "-DFOO_X=1"]
+
+
+# An option gates the test executable (off by default), another runs it after every build
+# (on by default: a failing case would fail the build), a third wants Doxygen; the executable
+# reports its cases jsontest's way.
+GATED_FIXTURE = {
+    "CMakeLists.txt": "cmake_minimum_required(VERSION 3.16)\nproject(ringx LANGUAGES CXX)\n"
+                      'option(RINGX_BUILD_TESTS "Build the unit tests" OFF)\n'
+                      'option(RINGX_WITH_POST_BUILD_UNITTEST "Run the unit tests after building them" ON)\n'
+                      'option(RINGX_BUILD_DOCS "API documentation (needs Doxygen)" ON)\n'
+                      "add_library(ringx ring.cpp)\n"
+                      "if(RINGX_BUILD_DOCS)\n  find_package(Doxygen REQUIRED)\nendif()\n"
+                      "if(RINGX_BUILD_TESTS)\n  enable_testing()\n  add_executable(ring_test tests/ring_test.cpp)\n"
+                      "  target_link_libraries(ring_test ringx)\n  add_test(NAME ring_test COMMAND ring_test)\n"
+                      "  if(RINGX_WITH_POST_BUILD_UNITTEST)\n"
+                      "    add_custom_command(TARGET ring_test POST_BUILD COMMAND ring_test)\n  endif()\nendif()\n",
+    "ring.hpp": "int wrap(int i, int n);\nint next_slot(int i, int n);\n",
+    "ring.cpp": "#include \"ring.hpp\"\nint wrap(int i, int n) {\n    int r = i % n;\n"
+                "    return r < 0 ? r + n : r;\n}\nint next_slot(int i, int n) {\n    return wrap(i + 1, n);\n}\n",
+    "tests/ring_test.cpp": "#include <cstdio>\n#include \"../ring.hpp\"\nstatic int failed;\n"
+                           "static void check(const char* name, bool ok) {\n"
+                           "    std::printf(\"Testing %s: \", name);\n    std::fflush(stdout);\n"
+                           "    std::printf(\"%s\\n\", ok ? \"OK\" : \"FAILED\");\n    failed += !ok;\n}\n"
+                           "int main() {\n    check(\"Ring/wrapsPositive\", wrap(7, 5) == 2);\n"
+                           "    check(\"Ring/wrapsNegative\", wrap(-1, 5) == 4);\n"
+                           "    check(\"Ring/nextSlotWraps\", next_slot(4, 5) == 0);\n    return failed != 0;\n}\n",
+}
+
+
+@pytest.mark.slow
+@needs("cmake", "ctest", "c++", "make")
+def test_a_task_of_an_option_gated_suite_replays_configured_as_validated(tmp_path):
+    src = _write(tmp_path / "fixture" / "ringx", GATED_FIXTURE)
+    bug = ("ring.cpp", "return r < 0 ? r + n : r;", "return r;")
+    task = replay_validated(tmp_path, "ctest", src, bug, {"ring_test::Ring/wrapsNegative"})
+    assert task.FAIL_TO_PASS == ["ring_test::Ring/wrapsNegative"]
+    assert set(task.PASS_TO_PASS) == {"ring_test::Ring/wrapsPositive", "ring_test::Ring/nextSlotWraps"}
+    for script in (task.setup_script, task.eval_script):
+        assert "-DRINGX_BUILD_TESTS=ON" in script and "-DRINGX_WITH_POST_BUILD_UNITTEST=OFF" in script
+
+
+@pytest.mark.parametrize(("path", "test"), [
+    ("src/test_lib_json/jsontest.h", True), ("unit-tests/check.c", True), ("test/FourSuite.cpp", True),
+    ("src/lib_json/json_reader.cpp", False), ("src/jsontestrunner/main.cpp", False), ("latest/x.c", False),
+])
+def test_a_folder_named_by_a_test_word_holds_test_code(path, test):
+    assert CMakeProfile().is_test_file(path) is test
+
+
+def test_the_tests_find_package_libraries_are_named_and_installed_in_the_image(tmp_path):
+    (tmp_path / "CMakeLists.txt").write_text("enable_testing()\nfind_package(GTest 1.8.0 REQUIRED)\n"
+                                             "# find_package(Boost)\nadd_subdirectory(runner)\n")
+    (tmp_path / "runner").mkdir()
+    (tmp_path / "runner" / "CMakeLists.txt").write_text("find_package(Python3 COMPONENTS Interpreter)\n"
+                                                        "find_package(PythonInterp 3)\nfind_package(Nothing)\n")
+    profile = CMakeProfile()
+    plan = profile.plan(tmp_path)
+    assert [n for n in plan.notes if n.startswith("Debian")] == [
+        "Debian packages: libgtest-dev (find_package(GTest) in CMakeLists.txt); "
+        "python3 (find_package(Python3) in runner/CMakeLists.txt)"]
+    (line,) = profile.image_tools(plan)
+    assert "install -y --no-install-recommends cmake libgtest-dev python3 &&" in line

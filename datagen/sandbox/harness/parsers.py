@@ -315,13 +315,17 @@ def parse_jvm_junit(text: str) -> TestResults:
 # Unity's ``file:line:name:PASS|FAIL[: msg]|IGNORE``; GoogleTest's ``[       OK ] Suite.name (0 ms)``
 # (a ``[ RUN      ]`` without its end line is an error: the executable died in it); TAP's
 # ``ok 1 - name`` / ``not ok 2 - name``; and plain ``[pass] name`` / ``[fail] name`` checks
-# (tinyxml2's xmltest), whose trailing ``[expected][found]`` values are not part of the name.
+# (tinyxml2's xmltest), whose trailing ``[expected][found]`` values are not part of the name;
+# and ``Testing <name>: OK|FAILED`` (jsoncpp's jsontest: ``Testing <name>: `` is printed before
+# the case runs, so where the output has such end lines, a started case without one is an error).
 _UNITY_CASE = re.compile(r"^[^:\n]+:\d+:(?P<name>[A-Za-z_]\w*):(?P<mark>PASS|FAIL|IGNORE)\b")
 _GTEST_END = re.compile(r"^\[ +(?P<mark>OK|FAILED|SKIPPED) +\] (?P<name>\S+) \(\d+ ms\)$")
 _GTEST_RUN = re.compile(r"^\[ RUN +\] (?P<name>\S+)$")
 _TAP_CASE = re.compile(r"^(?P<mark>not ok|ok) \d+(?: -)? (?P<name>.+?)(?: # (?P<skip>SKIP|TODO)\b.*)?$", re.I)
 _CHECK_CASE = re.compile(r"^\[(?P<mark>pass|fail)\] (?P<name>.+)$", re.I)
 _CHECK_VALUES = re.compile(r"^(?P<name>.*?\S)[ \t]+\[.*\]\[.*\]$")
+_TESTING_END = re.compile(r"^Testing (?P<name>[^ \t].*?): (?P<mark>OK|FAILED)$")
+_TESTING_START = re.compile(r"^Testing (?P<name>[^ \t:][^:]*?): ")
 _CASE_MARK: dict[str, TestStatus] = {"pass": "pass", "ok": "pass", "fail": "fail", "failed": "fail",
                                      "not ok": "fail", "ignore": "skip", "skipped": "skip"}
 CASE_SEP = "::"  # between the ctest test's name and a case it reported
@@ -334,23 +338,29 @@ def case_lines(output: str) -> TestResults:
     results: TestResults = {}
     seen: dict[str, int] = {}
     running: list[str] = []
+    started: list[str] = []  # jsontest's ``Testing <name>: `` without its end
+    ended = False
     for line in output.splitlines():
         line = line.rstrip("\r")
         if m := _GTEST_RUN.match(line):
             running.append(m["name"])
             continue
-        m = _UNITY_CASE.match(line) or _GTEST_END.match(line) or _TAP_CASE.match(line) or _CHECK_CASE.match(line)
+        m = (_UNITY_CASE.match(line) or _GTEST_END.match(line) or _TAP_CASE.match(line) or _CHECK_CASE.match(line)
+             or _TESTING_END.match(line))
         if m is None:
+            if s := _TESTING_START.match(line):
+                started.append(s["name"].strip())
             continue
         name = m["name"].strip()
         if m.re is _CHECK_CASE and (v := _CHECK_VALUES.match(name)):
             name = v["name"]
         if m.re is _GTEST_END and name in running:
             running.remove(name)
+        ended = ended or m.re is _TESTING_END
         status = "skip" if m.re is _TAP_CASE and m["skip"] else _CASE_MARK[m["mark"].lower()]
         seen[name] = seen.get(name, 0) + 1
         results[name if seen[name] == 1 else f"{name} ({seen[name]})"] = status
-    for name in running:  # started and never finished: the executable crashed or hung in it
+    for name in running + (started if ended else []):  # started, never finished: it crashed or hung in it
         results.setdefault(name, "error")
     return results
 
@@ -453,7 +463,8 @@ _FRAME = re.compile(r"^(at\s|File \"|from\s|#\d+\s|\d+\s*[|│]|[-=_~^*#.⎯─�
 _ERROR_LINE = re.compile(
     r"^(E\s{2,}|ERROR\b|error[:\[]|fatal\b|FAIL\b|panic:|Traceback\b|PHP (Fatal|Parse) error)"
     r"|\b\w*(Error|Exception)\b|cannot load such file|[Nn]o such file|[Nn]ot found\b|[Ff]ailed to\b"
-    r"|undefined reference|[Cc]annot find\b|[Nn]o module named|[Uu]nable to\b")
+    r"|undefined reference|[Cc]annot find\b|[Nn]o module named|[Uu]nable to\b"
+    r"|Could NOT find\b")  # CMake's find_package: "Could NOT find GTest (missing: GTEST_LIBRARY ...)"
 WORDS_WIDTH, WORDS_LINES, WORDS_CHARS = 300, 6, 1500
 
 

@@ -86,16 +86,21 @@ function line(s,   lc, p, n, rest, st) { sub(/\r$/, "", s); lc = tolower(s)
     if (match(tolower(rest), / # (skip|todo)([^a-z0-9_]|$)/) && RSTART > 1) {
       rest = substr(rest, 1, RSTART - 1); st = "skip" }
     if (rest != "") addcase(rest, st); return }
-  if (lc ~ /^\[(pass|fail)\] ./) addcase(checkname(trim(substr(s, 8))), lc ~ /^\[pass/ ? "pass" : "fail") }
+  if (lc ~ /^\[(pass|fail)\] ./) { addcase(checkname(trim(substr(s, 8))), lc ~ /^\[pass/ ? "pass" : "fail"); return }
+  if (s ~ /^Testing [^ \t].*: (OK|FAILED)$/) { st = s ~ /: OK$/ ? "pass" : "fail"; jend = 1
+    addcase(substr(s, 9, length(s) - 8 - (st == "pass" ? 4 : 8)), st); return }
+  if (s ~ /^Testing [^ \t:][^:]*: /) jrun[++njrun] = trim(substr(s, 9, index(s, ": ") - 9)) }
 function put(id, st) { if (!(id in res) || rank[st] > rank[res[id]]) res[id] = st }
 function done(   i, bad, nm) { if (cur == "") return
   for (i = 1; i <= nrun; i++) if (running[i] != "" && !(running[i] in cst)) {
     order[++ncase] = running[i]; cst[running[i]] = "error" }
+  for (i = 1; jend && i <= njrun; i++) if (!(jrun[i] in cst)) { order[++ncase] = jrun[i]; cst[jrun[i]] = "error" }
   if (exe == "skip") ncase = 0
   for (i = 1; i <= ncase; i++) { nm = order[i]; put(cur "::" nm, cst[nm])
     if (cst[nm] != "pass" && cst[nm] != "skip") bad = 1 }
   if (ncase == 0 || ((exe == "fail" || exe == "error") && !bad)) put(cur, exe)
-  cur = ""; ncase = 0; nrun = 0; inout = 0; split("", cst); split("", seen); split("", order); split("", running) }
+  cur = ""; ncase = 0; nrun = 0; njrun = 0; jend = 0; inout = 0
+  split("", cst); split("", seen); split("", order); split("", running); split("", jrun) }
 BEGIN { rank["skip"] = 0; rank["pass"] = 1; rank["fail"] = 2; rank["error"] = 3 }
 """
 _CASES_END = r"""END { done(); n = split(ENVIRON["IDS"], want, "\n"); rc = 0

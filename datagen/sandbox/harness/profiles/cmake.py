@@ -13,6 +13,14 @@ A test executable that reports its own cases (Unity, GoogleTest, TAP, ``[pass] n
 ``parsers.case_lines``) gives one id per case, ``<ctest name>::<case>``, read from its output
 in the JUnit report (kept whole: ``--test-output-size-passed``), so a break is judged by the
 cases it fails, as pytest's are; running such an id runs its whole executable.
+
+The project is configured as a user who wants its tests would configure it
+(``configure_options``): its own options that build the tests are turned on
+(``BUILD_TESTING``, ``option(<X>_BUILD_TESTS ... OFF)``), and those that run the tests at
+build time (``<X>_WITH_POST_BUILD_UNITTEST``: a broken candidate would fail the *build*) or
+build the documentation (a tool the tests do not need, often not installed) turned off. The
+plan's configure step carries these ``-D`` flags, and every run, setup and eval script
+configures with the flags of its plan (``plan_options``), so a replay builds what validation built.
 """
 
 from __future__ import annotations
@@ -23,18 +31,27 @@ import shlex
 import shutil
 import subprocess
 from functools import lru_cache
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from datagen.records.env import EnvPlan, InstallStep
 from datagen.sandbox.harness.parsers import CASE_SEP, parse_ctest_junit
 from datagen.sandbox.harness.profiles._replay import cmake_regex, ctest_check
-from datagen.sandbox.harness.profiles.base import EnvContext, Profile, ProfileEnv, TestResults, cached_env, copy_source
+from datagen.sandbox.harness.profiles.base import (
+    EnvContext,
+    Profile,
+    ProfileEnv,
+    TestResults,
+    cached_env,
+    conventional_test_file,
+    copy_source,
+)
 from datagen.sandbox.harness.profiles.registry import register
 
 BUILD = "_datagen_build"
 _TESTING = re.compile(r"\b(enable_testing|add_test|include\s*\(\s*CTest|gtest_discover_tests|gtest_add_tests|"
                       r"catch_discover_tests|doctest_discover_tests)\b", re.I)
 _MINIMUM = re.compile(r"cmake_minimum_required\s*\(\s*VERSION\s+([0-9.]+)", re.I)
+_TEST_WORDS = frozenset({"test", "tests", "testing", "unittest", "unittests", "gtest", "gtests"})
 _CXX_EXTS = (".cpp", ".cc", ".cxx", ".c++", ".hpp", ".hh", ".hxx")
 
 
@@ -56,15 +73,94 @@ def jobs() -> int:
     return max(1, min(4, os.cpu_count() or 1))
 
 
-def configure_build(build: str = BUILD) -> str:
-    """Shell: configure (Debug, Makefiles) and build, going on past a failed target; their
-    output goes to ``<build>/datagen-build.log``, whose last lines go to stderr when either
-    fails (the compiler's own error, for a baseline or a setup that did not build)."""
-    configure = ["cmake", "-S", ".", "-B", build, "-G", "Unix Makefiles", "-DCMAKE_BUILD_TYPE=Debug"]
+def configure_build(options: list[str] | None = None, build: str = BUILD) -> str:
+    """Shell: configure (Debug, Makefiles, the ``-D`` ``options``) and build, going on past a
+    failed target; their output goes to ``<build>/datagen-build.log``, whose last lines go to
+    stderr when either fails (the compiler's own error, for a baseline or a setup that did not build)."""
+    configure = ["cmake", "-S", ".", "-B", build, "-G", "Unix Makefiles", "-DCMAKE_BUILD_TYPE=Debug", *(options or [])]
     log = shlex.quote(f"{build}/datagen-build.log")
     return (f"mkdir -p {shlex.quote(build)} && {{ {shlex.join(configure)} > {log} 2>&1 && "
             f"cmake --build {shlex.quote(build)} -j{jobs()} -- -k >> {log} 2>&1 || "
             f"{{ tail -n 40 {log} >&2; false; }}; }}")
+
+
+# option(<name> "<help>" [<value>]) in a CMakeLists.txt (no value: OFF)
+_OPTION = re.compile(r'^[ \t]*option[ \t]*\([ \t\n]*([A-Za-z_][A-Za-z0-9_]*)[ \t\n]+("(?:[^"\\]|\\.)*"|[^\s)]+)'
+                     r'[ \t\n]*([^\s)]*)[ \t\n]*\)', re.I | re.M)
+_TRUE, _FALSE = {"ON", "TRUE", "YES", "Y", "1"}, {"", "OFF", "FALSE", "NO", "N", "0"}
+# an option that builds the tests: BUILD_TESTING, X_BUILD_TESTS, X_TESTS, X_ENABLE_TESTING, X_WITH_UNIT_TESTS ...
+_BUILDS_TESTS = re.compile(r"(?:^|_)(?:BUILD_|ENABLE_|WITH_)?(?:UNIT_?)?TEST(?:S|ING)?$")
+# ... unless another word says it does something else with them
+_NOT_BUILDING = {"INSTALL", "RUN", "POST", "POSTBUILD", "FUZZ", "BENCH", "COVERAGE", "DISABLE", "SKIP", "NO",
+                 "EXCLUDE", "ONLY"}
+# an option that runs the tests as part of the build (a failing test fails the build)
+_RUNS_TESTS = re.compile(r"POST_?BUILD.*TEST|TEST.*POST_?BUILD")
+# an option that builds the documentation (Doxygen, Sphinx: tools the tests do not need)
+_BUILDS_DOCS = re.compile(r"(?:^|_)(?:BUILD_|ENABLE_|WITH_|GENERATE_)?(?:API_)?(?:DOCS?|DOCUMENTATION|DOXYGEN)$")
+
+
+def configure_options(text: str) -> list[tuple[str, str]]:
+    """The ``-D`` flags that configure the project whose top ``CMakeLists.txt`` is ``text``
+    the way a user who wants its tests would, each with why: ``("-DX_BUILD_TESTS=ON", "builds
+    the tests")``. Only flags that change an option's default are given (an option whose
+    default is a variable is set either way); ``BUILD_TESTING=ON`` where the file uses it."""
+    text = re.sub(r"^[ \t]*#.*$", "", text, flags=re.M)
+    found: dict[str, tuple[str, str]] = {}
+    for m in _OPTION.finditer(text):
+        name, value = m.group(1), m.group(3).upper()
+        words = set(name.upper().split("_"))
+        if _RUNS_TESTS.search(name.upper()):
+            if value not in _FALSE:
+                found.setdefault(name, (f"-D{name}=OFF", "runs the tests at build time"))
+        elif _BUILDS_TESTS.search(name.upper()) and not words & _NOT_BUILDING:
+            if value not in _TRUE:
+                found.setdefault(name, (f"-D{name}=ON", "builds the tests"))
+        elif _BUILDS_DOCS.search(name.upper()) and value not in _FALSE:
+            found.setdefault(name, (f"-D{name}=OFF", "builds the documentation"))
+    if re.search(r"\bBUILD_TESTING\b", text) and "BUILD_TESTING" not in found:
+        declared = any(m.group(1) == "BUILD_TESTING" for m in _OPTION.finditer(text))
+        if not declared:
+            found["BUILD_TESTING"] = ("-DBUILD_TESTING=ON", "builds the tests")
+    return list(found.values())
+
+
+# find_package names whose Debian package a replay image needs (the tests' own tools and libraries)
+DEBIAN_PACKAGES = {"GTest": "libgtest-dev", "GMock": "libgmock-dev", "Catch2": "catch2", "doctest": "doctest-dev",
+                   "Python3": "python3", "Python": "python3", "PythonInterp": "python3",
+                   "benchmark": "libbenchmark-dev", "ZLIB": "zlib1g-dev", "PkgConfig": "pkg-config",
+                   "Boost": "libboost-dev", "fmt": "libfmt-dev"}
+_FIND_PACKAGE = re.compile(r"^[ \t]*find_package[ \t]*\([ \t]*([A-Za-z0-9_]+)", re.I | re.M)
+_DEBIAN_NOTE = "Debian packages: "
+
+
+def debian_packages(src: Path, cmake_files: list[str]) -> list[tuple[str, str]]:
+    """(package, where) for each ``find_package`` in ``cmake_files`` (paths under ``src``)
+    whose Debian package ``DEBIAN_PACKAGES`` knows, first place each."""
+    found: dict[str, str] = {}
+    for rel in cmake_files:
+        try:
+            text = (src / rel).read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        for m in _FIND_PACKAGE.finditer(re.sub(r"^[ \t]*#.*$", "", text, flags=re.M)):
+            if (package := DEBIAN_PACKAGES.get(m.group(1))) is not None:
+                found.setdefault(package, f"find_package({m.group(1)}) in {rel}")
+    return sorted(found.items())
+
+
+def plan_options(plan: EnvPlan) -> list[str]:
+    """The ``-D`` flags (other than the build type) of the plan's configure step: what the plan
+    says, so a plan a user edited configures every run and both replay scripts alike."""
+    for step in plan.install:
+        if step.kind != "command" or step.args[:2] != ["sh", "-c"] or len(step.args) < 3:
+            continue
+        try:
+            words = shlex.split(step.args[2])
+        except ValueError:
+            continue
+        if "cmake" in words:
+            return [w for w in words if w.startswith("-D") and not w.startswith("-DCMAKE_BUILD_TYPE=")]
+    return []
 
 
 OUTPUT_BYTES = 8 << 20  # of each test's output kept in the report (ctest keeps 1 KiB of a passed one)
@@ -106,6 +202,14 @@ class CMakeProfile(Profile):
                 continue
         return False
 
+    def is_test_file(self, path: str) -> bool:
+        """Test code by the common conventions, and any file in a folder one of whose
+        ``_``/``-``/``.``-separated words is a test word (``src/test_lib_json/``, ``unit-tests/``):
+        C/C++ projects name their test folders so, and a break there is fixed in the tests."""
+        folders = PurePosixPath(path).parts[:-1]
+        return conventional_test_file(path) or any(
+            _TEST_WORDS.intersection(re.split(r"[_.\-]", part.lower())) for part in folders)
+
     def task_language(self, src: Path | None = None) -> str:
         """``c`` for a project without C++ sources, else ``cpp``."""
         if src is None:
@@ -122,15 +226,21 @@ class CMakeProfile(Profile):
         have = cmake_version()
         mismatch = f"cmake_minimum_required {want}; cmake {have} here" if want and have and \
             _tuple(want) > _tuple(have) else None
-        install = [InstallStep(name="configure and build", kind="command", args=["sh", "-c", configure_build()],
-                               origin="CMakeLists.txt")]
+        options = configure_options(text)
+        flags = [flag for flag, _ in options]
+        origin = "CMakeLists.txt" + (f" (options: {' '.join(flags)})" if flags else "")
+        install = [InstallStep(name="configure and build", kind="command", args=["sh", "-c", configure_build(flags)],
+                               origin=origin)]
+        notes = [f"configured with {flag}: CMakeLists.txt's option {why}" for flag, why in options]
+        if packages := debian_packages(src, self.dependency_files(src)):
+            notes.append(_DEBIAN_NOTE + "; ".join(f"{pkg} ({where})" for pkg, where in packages))
         return EnvPlan(profile=self.name, toolchain=f"cmake{have}" if have else "cmake", toolchain_request=want,
-                       toolchain_mismatch=mismatch, install=install, test_command=["ctest"])
+                       toolchain_mismatch=mismatch, install=install, test_command=["ctest"], notes=notes)
 
     def ensure_env(self, src: Path, plan: EnvPlan, ctx: EnvContext) -> ProfileEnv:
         def build(target: Path, step) -> None:
             work = copy_source(src, target / "work")
-            step("configure and build", ["sh", "-c", configure_build()], work)
+            step("configure and build", ["sh", "-c", configure_build(plan_options(plan))], work)
             shutil.rmtree(work, ignore_errors=True)
 
         return ProfileEnv(self.name, plan, path=cached_env(self, src, plan, ctx, build))
@@ -139,7 +249,8 @@ class CMakeProfile(Profile):
         report = str(workdir / self.report)
         # no report when the build fails: a candidate that does not compile is dropped
         # (``breaks_collection``), not a task whose tests "fail" for want of a binary
-        return ["sh", "-c", f"rm -rf {BUILD}; {configure_build()} && {shlex.join(ctest_argv(report, tests))}"]
+        build = configure_build(plan_options(env.plan))
+        return ["sh", "-c", f"rm -rf {BUILD}; {build} && {shlex.join(ctest_argv(report, tests))}"]
 
     def parse(self, text: str) -> TestResults:
         return parse_ctest_junit(text)
@@ -151,13 +262,16 @@ class CMakeProfile(Profile):
     def image_tools(self, plan: EnvPlan) -> list[str]:
         from datagen.sandbox.envs.docker import apt_install
 
-        return [apt_install("cmake")]
+        # the packages the plan's note names (the tests' find_package libraries and tools)
+        extra = [part.split(" ", 1)[0] for note in plan.notes if note.startswith(_DEBIAN_NOTE)
+                 for part in note.removeprefix(_DEBIAN_NOTE).split("; ")]
+        return [apt_install("cmake", *extra)]
 
     def setup_commands(self, plan: EnvPlan) -> list[str]:
-        return [f"{configure_build()} || exit 1"]
+        return [f"{configure_build(plan_options(plan))} || exit 1"]
 
     def eval_commands(self, plan: EnvPlan, tests: list[str]) -> list[str]:
         # the setup's build tree is reused (make rebuilds what the patch touched); a relative
         # --output-junit lands in the build folder
-        return [configure_build(), f"rm -f {BUILD}/eval.xml", shlex.join(ctest_argv("eval.xml", tests)) + " >/dev/null",
-                *ctest_check(f"{BUILD}/eval.xml", tests)]
+        return [configure_build(plan_options(plan)), f"rm -f {BUILD}/eval.xml",
+                shlex.join(ctest_argv("eval.xml", tests)) + " >/dev/null", *ctest_check(f"{BUILD}/eval.xml", tests)]
