@@ -121,6 +121,12 @@ class SuiteRunner:
             shutil.rmtree(work, ignore_errors=True)
 
 
+def unnameable(tests) -> set[str]:
+    """Tests a replay script cannot name: a NUL byte in the name (unjs/ufo's vitest titles
+    hold ``\\0https://``) cannot stand in a bash script. Like flaky tests, they join no task."""
+    return {t for t in tests if "\x00" in t}
+
+
 def no_passing_detail(base: Baseline, first: TestRun, shown: int = 3) -> str:
     """Why no test passed: the counts, the first failing ids and the runner's own words
     (a collection error, a missing module, a file that failed to load)."""
@@ -180,7 +186,8 @@ def measure_baseline(suite: SuiteRunner, runs: int, with_coverage: bool) -> Base
         base.reason = "no_tests"
         base.detail = first.report_error or "the runner reported no tests"
         return base
-    flaky = flaky_tests([r.results for r in results]) | suite.profile.marked_flaky(suite.src, sorted(first.results))
+    flaky = (flaky_tests([r.results for r in results]) | suite.profile.marked_flaky(suite.src, sorted(first.results))
+             | unnameable(first.results))
     base.flaky = sorted(flaky)
     base.stable = sorted(t for t, s in first.results.items() if s == "pass" and t not in flaky)
     base.failing = sorted(t for t, s in first.results.items() if s in ("fail", "error") and t not in flaky)
