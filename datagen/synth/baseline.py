@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from datagen.config.sandbox import SandboxLimits
+from datagen.sandbox.envs.leaks import held_files
 from datagen.sandbox.envs.python.manager import PythonEnv
 from datagen.sandbox.harness.grading import flaky_tests
 from datagen.sandbox.harness.profiles.base import ProfileEnv
@@ -47,6 +48,7 @@ class Baseline:
     subset: list[str] = field(default_factory=list)  # test files run instead of a suite over its budget
     budget: dict[str, str] = field(default_factory=dict)  # variables of a lighter run (``Profile.budget_vars``)
     language: str = ""  # the tasks' language label
+    held: list[str] = field(default_factory=list)  # snapshot files the env holds copies of: never targets
 
     def tests_reaching(self, path: str, first: int, last: int) -> list[str]:
         """Stable tests that execute any of lines ``first..last`` of ``path``."""
@@ -168,11 +170,15 @@ def measure_baseline(suite: SuiteRunner, runs: int, with_coverage: bool) -> Base
             suite.subset = suite.subset[:len(suite.subset) // 2]
             notes.append(f"they too: the first {len(suite.subset)}")
             results = [suite.run()]
+    held = held_files(suite.env.path)
+    if held:
+        notes.append(f"the env holds copies of {', '.join(held)} (a dependency vendors them): no task "
+                     "changes them")
     note = "; ".join(notes)
     results += [suite.run() for _ in range(runs - 1)]
     base = Baseline(runner=suite.runner, suite_s=statistics.median(r.run.duration_s for r in results),
                     plan=suite.env.plan.model_dump(mode="json"), language=suite.profile.task_language(suite.src),
-                    subset=list(suite.subset), budget=dict(suite.budget), detail=note)
+                    subset=list(suite.subset), budget=dict(suite.budget), detail=note, held=held)
     first = results[0]
     for r in results:  # any run stopped by a limit: its missing tests are not flakiness
         if r.run.limit_hit == "timeout":

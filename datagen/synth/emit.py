@@ -133,8 +133,11 @@ def commit_task(repo: TaskRepo, clean: str, c: Candidate, v: Verdict, runner: st
     scripts, from the env plan of the repo's ``baseline``. Raises ``SkipItem``
     (``fix_in_environment``) when the fixed text of a changed file is in the buggy tree, or
     (given the repo's ``copies``) when a body the change removes stands in a file of it (a
-    vendored copy, an example, a docs code block, a generated file)."""
+    vendored copy, an example, a docs code block, a generated file), or when the change
+    touches a file the env holds a copy of (``baseline.held``)."""
     iid = instance_id(c)
+    if baseline is not None and (held := sorted(set(c.changes) & set(baseline.held))):
+        raise SkipItem("fix_in_environment", f"the env holds a copy of {held[0]} (a dependency vendors it)")
     if copies is not None and (where := copies.copy_of_removed(c.changes)):
         raise SkipItem("fix_in_environment", f"a removed body of {where} (another copy of it)")
     tree = repo.tree_with(clean, c.changes)

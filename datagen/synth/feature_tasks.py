@@ -6,9 +6,9 @@ first, each taken while all the groups the feature reaches together stay at most
 the groups (rounded up), up to its most size. Each is removed as one unit,
 across files: its body becomes the language's stub (``stubs``), its signature, types and
 doc comments stay, so the interface the tests call is the specification. A feature
-outside ``synth.feature_lines`` / ``synth.feature_entities`` is not proposed; features
-that span files come first in the repo's share (``synth.feature_share``) when
-``synth.feature_multi_file`` is on. Validation keeps one only when tests outside its
+outside ``synth.feature_lines`` / ``synth.feature_entities`` is not proposed; the largest
+features come first in the repo's share (``synth.feature_share``), and those that span
+files before them when ``synth.feature_multi_file`` is on. Validation keeps one only when tests outside its
 group still pass (PASS_TO_PASS >= 1).
 """
 
@@ -68,8 +68,9 @@ def choose(group: str, funcs: list[Entity], reach: Mapping[str, set[str]], n_gro
 
 def feature_candidates(repo: str, entities: list[Entity], texts: Mapping[str, str],
                        reach: Mapping[str, set[str]], n: int, size: FeatureSize, seed: int) -> list[Candidate]:
-    """Up to ``n`` feature candidates of one repo, one per group at most (distinct changes),
-    multi-file ones first when ``size.multi_file``, else in a seeded order of groups. What
+    """Up to ``n`` feature candidates of one repo, one per group at most (distinct changes):
+    multi-file ones first when ``size.multi_file``, then the largest (changed lines), then
+    in a seeded order of groups. What
     runs when the modules load (``reach.load_time``) is never part of a feature: its stub
     would break every test."""
     if n <= 0 or not reach:
@@ -82,6 +83,7 @@ def feature_candidates(repo: str, entities: list[Entity], texts: Mapping[str, st
     rng = random.Random(derive_seed(seed, repo, FAMILY))
     rng.shuffle(groups)
     found: dict[str, Candidate] = {}
+    lines: dict[str, int] = {}
     tried: set[tuple[str, ...]] = set()
     for group in groups:
         picked = _within(choose(group, funcs, reach, len(groups), size.entities[1]), costs, size)
@@ -92,13 +94,14 @@ def feature_candidates(repo: str, entities: list[Entity], texts: Mapping[str, st
         made = _stub(picked, texts, size)
         if made is None:
             continue
-        changes, stubbed = made
+        changes, stubbed, n_lines = made
         ids = sorted(entity_id(e) for e in stubbed)
         c = Candidate(repo, STRATEGY, FAMILY, ";".join(ids), derive_seed(seed, repo, FAMILY, group), changes)
         found.setdefault(c.candidate_id, c)
+        lines[c.candidate_id] = n_lines
     out = list(found.values())
-    if size.multi_file:
-        out.sort(key=lambda c: len(c.changes) < 2)  # stable: the seeded order within each kind
+    # stable: the seeded order among features of one kind and size
+    out.sort(key=lambda c: (size.multi_file and len(c.changes) < 2, -lines[c.candidate_id]))
     return out[:n]
 
 
@@ -142,8 +145,9 @@ def _within(picked: list[Entity], costs: Mapping[str, int], size: FeatureSize) -
 
 
 def _stub(picked: list[Entity], texts: Mapping[str, str], size: FeatureSize
-          ) -> tuple[dict[str, str], list[Entity]] | None:
-    """The changes stubbing ``picked`` (each file once) and the entities stubbed; None when
+          ) -> tuple[dict[str, str], list[Entity], int] | None:
+    """The changes stubbing ``picked`` (each file once), the entities stubbed and the lines
+    changed; None when
     a file's result is refused or the feature falls outside its size."""
     by_path: dict[str, list[Entity]] = {}
     for e in picked:
@@ -159,7 +163,7 @@ def _stub(picked: list[Entity], texts: Mapping[str, str], size: FeatureSize
     lines = changed_line_count(texts, changes)
     if len(done) < size.entities[0] or not size.lines[0] <= lines <= size.lines[1]:
         return None
-    return changes, done
+    return changes, done, lines
 
 
 def interface(texts: Mapping[str, str], entity: str, langs: Mapping[str, str]) -> list[tuple[str, str]]:

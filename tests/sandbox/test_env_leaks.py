@@ -16,7 +16,9 @@ from datagen.config.sandbox import EnvConfig, SandboxConfig, SandboxLimits, Vali
 from datagen.config.score import DifficultyConfig
 from datagen.records.env import EnvPlan, InstallStep
 from datagen.records.tasks import RepoBaselineRow, TaskRecord
-from datagen.sandbox.envs.leaks import LEAK_REASON, added_blocks, env_leaks, revealed, source_digests
+from datagen.errors import SkipItem
+from datagen.sandbox.envs.leaks import (LEAK_REASON, Leak, added_blocks, env_leaks, held_copies, held_files, revealed,
+                                         source_digests)
 from datagen.sandbox.envs.python.manager import EnvManager, EnvSetupError, ensure_recorded
 from datagen.sandbox.harness.env_check import check_task_envs
 from datagen.sandbox.harness.profiles.base import EnvContext, Profile, cached_env
@@ -25,6 +27,11 @@ from datagen.sandbox.harness.runners import ensure_env
 from datagen.sandbox.harness.task_store import materialize, read_tasks
 from datagen.sandbox.harness.validate import Validator
 from datagen.score.difficulty import DifficultyScorer
+from datagen.synth.baseline import Baseline
+from datagen.synth.candidates import Candidate
+from datagen.synth.check import Verdict
+from datagen.synth.emit import commit_task
+from datagen.synth.gitrepo import TaskRepo
 from datagen.teachers.types import TeacherResult
 from tests.sandbox import leakkit
 
@@ -96,6 +103,38 @@ def test_cached_env_fails_an_env_holding_the_repos_code(bwrap, tmp_path):
     with pytest.raises(EnvSetupError) as again:  # recorded, not retried
         cached_env(profile, src, profile.plan(src), ctx, build)
     assert again.value.reason == LEAK_REASON
+
+
+def test_a_dependency_vendoring_a_few_files_is_kept_and_those_files_are_held(bwrap, tmp_path):
+    """setuptools ships byte-identical copies of zipp's ``compat/`` files: the env is kept,
+    the copied files are held (never a task's target), and a candidate changing one is
+    dropped as ``fix_in_environment`` when it is emitted."""
+    src = leakkit.write_project(tmp_path / "repo")
+    ctx = EnvContext(bwrap, SandboxLimits(**LIMITS, network=True), env_config(tmp_path), tmp_path / "envs")
+    profile = _CopyingProfile()
+
+    def build(target: Path, step) -> None:
+        step("vendor", ["sh", "-c", f"mkdir -p dep/_vendor && cp {src}/src/durkit/dur.py dep/_vendor/"], target,
+             ro_paths=(src,))
+
+    target = cached_env(profile, src, profile.plan(src), ctx, build)
+    assert held_files(target) == ["src/durkit/dur.py"] and (target / "dep" / "_vendor" / "dur.py").is_file()
+    assert held_copies(env_leaks(target, src), source_digests(src)) == ["src/durkit/dur.py"]
+    # the project's own code files, most of them copied: no longer a few vendored files
+    digests = source_digests(src)
+    assert held_copies([Leak("a", "src/durkit/dur.py"), Leak("b", "src/durkit/__init__.py")], digests) is None
+
+    store = TaskRepo(tmp_path / "work" / "repo.git")
+    clean = store.commit_folder(src, "clean source")
+    dur = (src / "src" / "durkit" / "dur.py").read_text()
+    c = Candidate("repo", "py_op_change_v1", "procedural", "src/durkit/dur.py::parse", 0,
+                  {"src/durkit/dur.py": dur.replace("findall", "search", 1)})
+    verdict = Verdict(True, None, "", ["tests/test_parse.py::test_parse"], ["tests/test_render.py::test_render"])
+    base = Baseline("pytest", stable=verdict.fail_to_pass + verdict.pass_to_pass, held=held_files(target))
+    with pytest.raises(SkipItem) as err:
+        commit_task(store, clean, c, verdict, "pytest", base)
+    assert err.value.reason == "fix_in_environment" and "src/durkit/dur.py" in str(err.value)
+    assert commit_task(store, clean, c, verdict, "pytest", Baseline("pytest")).record.patch
 
 
 # -- real Python envs -----------------------------------------------------------------------

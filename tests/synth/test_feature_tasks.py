@@ -133,6 +133,17 @@ def test_feature_is_what_the_group_reaches_and_the_others_do_not() -> None:
     assert [c.candidate_id for c in again] == [c.candidate_id for c in found]
 
 
+def test_the_largest_features_come_first() -> None:
+    """Without the multi-file preference, the budget goes to the largest features first."""
+    entities, reach = _reach()
+    found = feature_candidates("r", entities, TEXTS, reach, 8, FeatureSize((4, 400), (1, 40), False), 0)
+    sizes = [changed_line_count(TEXTS, c.changes) for c in found]
+    assert len(found) == 2 and sizes == sorted(sizes, reverse=True) and sizes[0] > sizes[1]
+    assert found[0].entity == "lib.py::normalize;lib.py::parse"
+    [top] = feature_candidates("r", entities, TEXTS, reach, 1, FeatureSize((4, 400), (1, 40), False), 0)
+    assert top.entity == found[0].entity
+
+
 def test_feature_size_limits() -> None:
     entities, reach = _reach()
     assert feature_candidates("r", entities, TEXTS, reach, 8, FeatureSize((30, 400), (1, 40)), 0) == []

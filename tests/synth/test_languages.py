@@ -113,3 +113,34 @@ def test_remove_function_declines_what_another_source_file_names() -> None:
     # a test file naming it is what fails after the removal
     assert strategy.transform_repo(files, entities["Use"], random.Random(0)) == {
         "kv/lib.go": "package kv\n\nfunc helper() int {\n\treturn 1\n}\n"}
+
+
+def test_history_takes_at_most_half_the_singles_budget(tmp_path: Path) -> None:
+    """Real past fixes are single bugs: with a budget of 4, the two newest commits are
+    proposed, and procedural bugs fill the rest (no more than 4 in all)."""
+    from rich.console import Console
+
+    from datagen.builds.tasks.stages import RepoState, propose_all
+    from datagen.config.tasks import TasksRecipe
+    from datagen.crawl.sources import Repo
+    from datagen.records.tasks import RepoBaselineRow
+    from datagen.synth.baseline import Baseline
+
+    src = "kv/add.go"
+    body = "package kv\n\nfunc Add(a, b int) int {\n\treturn a %s b\n}\n\nfunc Twice(a int) int {\n\treturn a * 2\n}\n"
+    git(tmp_path, "init", "-q")
+    commit(tmp_path, {src: body % "-"}, "add")
+    for n, op in enumerate(["*", "/", "%", "+", "^", "+"]):
+        test = GO_TEST.replace("TestAdd", f"TestAdd{n}")
+        commit(tmp_path, {src: body % op, f"kv/add{n}_test.go": test}, f"fix {n}")
+    texts = {p: (tmp_path / p).read_text() for p in git(tmp_path, "ls-files").split()}
+    cfg = TasksRecipe.model_validate({"synth": {"families": ["procedural", "history"],
+                                                "max_candidates_per_repo": 4}})
+    repo = Repo("kv", str(tmp_path), str(tmp_path), "git")
+    state = RepoState(repo, RepoBaselineRow(run_id="r", repo="kv", runner="go", status="ok"), texts=texts,
+                      sources=[(src, "go")], baseline=Baseline("go", stable=["kv::TestAdd0"]))
+    out = propose_all(cfg, [state], None, Console(quiet=True))
+    families = [c.family for c in out]
+    assert len(out) == 4 and families.count("history") == 2 and families.count("procedural") == 2
+    # the newest fixes are the ones taken
+    assert [c.entity for c in out if c.family == "history"] == [c.entity for c in mine(tmp_path, {src})[:2]]

@@ -115,11 +115,12 @@ def measure_baselines(cfg: TasksRecipe, states: list[RepoState], work: Path, run
         # every grader refuses a patch that edits a task's test files, so none is a target
         # (the profile says which: Rust's inline `mod tests` and Python's doctests are in code files)
         reported = set(get_profile(b.runner).test_files([*b.stable, *b.flaky, *b.failing])) if b.runner else set()
-        s.sources = [(p, lang) for p, lang in s.sources if p not in reported]
+        # nor is a file the env holds a copy of (a dependency vendors it): a patch could import it
+        s.sources = [(p, lang) for p, lang in s.sources if p not in reported and p not in b.held]
         s.row = s.row.model_copy(update={
             "tests": len(b.stable), "flaky_tests": b.flaky, "failing_tests": len(b.failing),
             "suite_s": round(b.suite_s, 3), "status": "skipped" if b.reason else "ok", "reason": b.reason,
-            "detail": b.detail[:2000] if b.reason or b.subset or b.budget else "",
+            "detail": b.detail[:2000] if b.reason or b.subset or b.budget or b.held else "",
             "language": b.language or s.row.language, "toolchain": b.plan.get("toolchain", ""),
             "toolchain_mismatch": b.plan.get("toolchain_mismatch")})
 
@@ -181,14 +182,17 @@ def propose_all(cfg: TasksRecipe, states: list[RepoState], teacher, console: Con
     for s in states:
         targets, total = covered_entities(s.sources, s.texts, s.baseline, cfg.synth.min_entity_lines)
         s.row = s.row.model_copy(update={"entities": total, "covered_entities": len(targets)})
-        mine = list(islice(propose(s.repo.name, targets, s.texts, [f for f in cfg.synth.families if f in PROPOSING],
-                                   cfg.synth.strategies, cfg.seed, cfg.synth.seeds_per_pair,
-                                   cfg.synth.max_candidates_per_entity), budget))
+        mine: list[Candidate] = []
+        if "history" in cfg.synth.families and s.repo.kind != "dir":
+            # real past fixes are single bugs too: the newest take up to half the singles budget
+            past = history_candidates(s.repo.name, s.repo.root, s.texts, {p for p, _ in s.sources},
+                                      cfg.synth.history_commits)
+            mine += past[:math.ceil(budget / 2)]
+        mine += islice(propose(s.repo.name, targets, s.texts, [f for f in cfg.synth.families if f in PROPOSING],
+                               cfg.synth.strategies, cfg.seed, cfg.synth.seeds_per_pair,
+                               cfg.synth.max_candidates_per_entity), budget - len(mine))
         if FEATURE in cfg.synth.families:
             mine += propose_features(cfg, s)
-        if "history" in cfg.synth.families and s.repo.kind != "dir":
-            mine += history_candidates(s.repo.name, s.repo.root, s.texts, {p for p, _ in s.sources},
-                                       cfg.synth.history_commits)
         if teacher is not None and "lm_rewrite" in cfg.synth.families:
             from datagen.synth.teacher_tasks import lm_rewrites
 

@@ -8,8 +8,12 @@ env's ``site-packages`` with the project installed non-editably held every modul
 breaks, and a patch that ``exec``\\ s that copy was graded resolved.
 
 ``env_leaks`` scans an env folder after it is built: every regular file whose content is
-byte-identical to a code file of the clean snapshot is a leak, and the env fails with the
-reason ``env_holds_source`` (recorded in ``repo_envs.reason``), never a silent pass.
+byte-identical to a code file of the clean snapshot is a leak. When the copies are the
+project (half of its code files or more: a non-editable install), the env fails with the
+reason ``env_holds_source`` (recorded in ``repo_envs.reason``), never a silent pass. When
+they are a few files that a dependency vendors (setuptools ships zipp's ``compat/`` files
+byte for byte), the env is kept and those files are *held* (``ok.json``'s ``held``): no
+task targets them, and a candidate that changes one is dropped (``fix_in_environment``).
 ``revealed`` is the per-task check (``datagen env check``): a fixed file's content,
 or a block of the fix's added lines, found anywhere in the env.
 """
@@ -17,6 +21,7 @@ or a block of the fix's added lines, found anywhere in the env.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -109,6 +114,24 @@ def env_leaks(env_dir: Path, src: Path, limit: int = 0, digests: dict[int, dict[
             if limit and len(found) >= limit:
                 break
     return found
+
+
+def held_copies(leaks: list[Leak], digests: dict[int, dict[str, str]]) -> list[str] | None:
+    """The snapshot files ``leaks`` copies, sorted, when they are a few vendored files the
+    tasks can leave alone (fewer than half of the snapshot's code files ``digests`` counts);
+    None when they are the project itself, and the env must fail. Either way no task gets
+    its answer from the env: held files are never changed by a task."""
+    held = sorted({leak.source for leak in leaks})
+    total = sum(len(by_hash) for by_hash in digests.values())
+    return held if 2 * len(held) < total else None
+
+
+def held_files(env_dir: Path | None) -> list[str]:
+    """The snapshot files a built env holds copies of (``ok.json``'s ``held``)."""
+    info = env_dir / "ok.json" if env_dir else None
+    if info is None or not info.is_file():
+        return []
+    return list(json.loads(info.read_text()).get("held", []))
 
 
 def leak_detail(leaks: list[Leak], shown: int = 5) -> str:

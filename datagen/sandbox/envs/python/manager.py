@@ -31,7 +31,7 @@ from datagen.config.sandbox import EnvConfig, SandboxLimits
 from datagen.errors import SkipItem, UserError
 from datagen.records.env import EnvPlan, InstallStep
 from datagen.resources import env_cache_dir
-from datagen.sandbox.envs.leaks import LEAK_REASON, env_leaks, leak_detail
+from datagen.sandbox.envs.leaks import LEAK_REASON, env_leaks, held_copies, leak_detail, source_digests
 from datagen.sandbox.envs.mirrors import mirror_env, mirrors_key, unreachable_registry
 from datagen.sandbox.envs.python.own import import_roots, strip_project
 from datagen.sandbox.envs.python.plan import python_plan, resolve_python
@@ -261,9 +261,12 @@ class EnvManager:
         how it went, ``attempt.json`` what each step did."""
         builder = _Builder(self, repo, target, plan)
         attempt = builder.run()
+        held: list[str] = []
         if attempt.outcome == "ok":
-            leaks = env_leaks(target, repo, limit=50)
-            if leaks:  # never a silent pass: the env would hand every task of the repo its answer
+            digests = source_digests(repo)
+            leaks = env_leaks(target, repo, digests=digests)
+            held = held_copies(leaks, digests) or []
+            if leaks and not held:  # never a silent pass: the env would hand every task of the repo its answer
                 attempt.outcome, attempt.reason, attempt.failed_step = "failed", LEAK_REASON, "leak check"
                 attempt.error = leak_detail(leaks)
                 attempt.log_tail = "\n".join(map(str, leaks))[-LOG_TAIL:]
@@ -278,7 +281,7 @@ class EnvManager:
                 {"dependency_files": [str(p.relative_to(repo)) for p in dependency_files(repo)],
                  "python": builder.version, "base_prefix": builder.prefix, "env": plan.env,
                  "installer": attempt.installer, "seconds": attempt.seconds, "pins": builder.pins,
-                 "import_roots": builder.import_roots}))
+                 "import_roots": builder.import_roots, "held": held}))
         else:
             (target / "failed.json").write_text(json.dumps(
                 {"error": attempt.error, "step": attempt.failed_step, "log_tail": attempt.log_tail,

@@ -333,13 +333,14 @@ def cached_env(profile: Profile, src: Path, plan: EnvPlan, ctx: EnvContext,
 
     One builder per key (a file lock; others wait, then reuse); a failed build is recorded
     (``failed.json`` with the log tail) and not retried unless ``ctx.retry_failed``. A built
-    env that holds a copy of a code file of ``src`` fails (``env_holds_source``, emptied:
-    ``datagen/sandbox/envs/leaks.py``).
+    env that holds a copy of the project's code files fails (``env_holds_source``, emptied);
+    one that holds copies of a few (a dependency vendors them) keeps their paths in
+    ``ok.json``'s ``held`` (``datagen/sandbox/envs/leaks.py``).
     ``step(name, argv, cwd, env=None, ro_paths=(), check=True)`` runs one install command in
     the sandbox with the network on (writable: the env folder only; ``cwd`` lies inside it)
     and raises ``EnvSetupError`` when a checked one fails.
     """
-    from datagen.sandbox.envs.leaks import LEAK_REASON, env_leaks, leak_detail
+    from datagen.sandbox.envs.leaks import LEAK_REASON, env_leaks, held_copies, leak_detail, source_digests
     from datagen.sandbox.envs.mirrors import keyed, mirror_env, unreachable_registry
     from datagen.sandbox.envs.python.manager import EnvSetupError
     from datagen.sandbox.harness.parsers import runner_words
@@ -384,8 +385,10 @@ def cached_env(profile: Profile, src: Path, plan: EnvPlan, ctx: EnvContext,
             return ok
 
         build(target, step)
-        leaks = env_leaks(target, src, limit=50)
-        if leaks:  # never a silent pass: the env would hand every task of the repo its answer
+        digests = source_digests(src)
+        leaks = env_leaks(target, src, digests=digests)
+        held = held_copies(leaks, digests) or []
+        if leaks and not held:  # never a silent pass: the env would hand every task of the repo its answer
             error, tail = leak_detail(leaks), "\n".join(map(str, leaks))[-LOG_TAIL:]
             for entry in target.iterdir():  # nothing of it stays readable
                 shutil.rmtree(entry) if entry.is_dir() and not entry.is_symlink() else entry.unlink()
@@ -393,7 +396,7 @@ def cached_env(profile: Profile, src: Path, plan: EnvPlan, ctx: EnvContext,
                                           "step": "leak check", "at": started}))
             raise EnvSetupError(error, tail, "leak check", reason=LEAK_REASON)
         (target / "ok.json").write_text(json.dumps(
-            {"profile": profile.name, "plan": plan.model_dump(mode="json"),
+            {"profile": profile.name, "plan": plan.model_dump(mode="json"), "held": held,
              "seconds": round(time.time() - started, 2)}, sort_keys=True))
     return target
 
