@@ -317,3 +317,20 @@ def test_a_subset_runs_in_the_sandbox(tmp_path):
               "Tally\\Tests\\RomanTest::testToRoman with data set #5"]
     run = run_profile(profile, env, sandbox, _copy(src, tmp_path / "work"), limits, chosen)
     assert run.report_error is None and run.results == {t: "pass" for t in chosen}
+
+
+@needs("ruby")
+def test_ruby_fallback_eval_prefix_leaves_no_temp_folder(tmp_path):
+    """The no-op ``bundler/setup`` is found by Ruby while the script runs and its folder is
+    gone when the script ends (one eval script run leaves nothing in TMPDIR)."""
+    from datagen.records.env import EnvPlan
+    from datagen.sandbox.harness.profiles._ruby import ruby_eval_prefix
+
+    (tmp_path / "tmp").mkdir()
+    script = "\n".join([*ruby_eval_prefix(EnvPlan(profile="rspec", fallback="system")),
+                        'ruby -e \'require "bundler/setup"; puts $LOADED_FEATURES.grep(/bundler\\/setup/)\''])
+    run = subprocess.run(["bash", "-c", script], capture_output=True, text=True, env={
+        "PATH": "/usr/bin:/bin", "TMPDIR": str(tmp_path / "tmp"), "HOME": str(tmp_path)})
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip().startswith(str(tmp_path / "tmp")), run.stdout
+    assert list((tmp_path / "tmp").iterdir()) == []

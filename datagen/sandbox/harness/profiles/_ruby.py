@@ -193,6 +193,7 @@ def ruby_eval_prefix(plan: EnvPlan) -> list[str]:
                 "# and, as there, a no-op bundler/setup first on RUBYLIB: the repo's own require of it",
                 "# would fail on the Gemfile this machine could not install",
                 'NB="$(mktemp -d)" && mkdir -p "$NB/bundler" && printf %s ' + setup + ' > "$NB/bundler/setup.rb"',
+                "trap 'rm -rf \"$NB\"' EXIT  # the no-op folder goes when the script ends",
                 'export RUBYLIB="$NB${RUBYLIB:+:$RUBYLIB}"']
     return ['B="$(command -v bundle || ls /usr/bin/bundle[0-9]* 2>/dev/null | tail -n 1)"',
             'RUN=""; if [ -f Gemfile.lock ] && [ -n "$B" ]; then RUN="$B exec"; fi']
