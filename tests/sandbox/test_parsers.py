@@ -32,6 +32,20 @@ def test_pytest_xunit2_guesses_the_same_ids_without_file_attribute():
     assert got == PYTEST_EXPECTED
 
 
+def test_linter_plugin_items_are_not_tests():
+    """pytest-ruff and pytest-mypy (turned on by pytest-enabler when installed) add an item per
+    file, code files included: a style check, not a test, and its file is no test file."""
+    xml = """<testsuites><testsuite>
+      <testcase classname="pkg.glob" name="mypy" file="pkg/glob.py"/>
+      <testcase classname="pkg.glob" name="ruff" file="pkg/glob.py"><failure message="F401"/></testcase>
+      <testcase classname="pkg.glob.ruff" name="format" file="pkg/glob.py"/>
+      <testcase classname="" name="mypy-status"/>
+      <testcase classname="tests.test_glob" name="test_ruff" file="tests/test_glob.py"/>
+      <testcase classname="tests.test_glob" name="test_match" file="tests/test_glob.py"><failure message="x"/></testcase>
+    </testsuite></testsuites>"""
+    assert parse_pytest_junit(xml) == {"tests/test_glob.py::test_ruff": "pass", "tests/test_glob.py::test_match": "fail"}
+
+
 def test_node_junit_ids_are_suite_paths():
     got = parse_node_junit((GOLDEN / "node_junit.xml").read_text())
     assert got == {

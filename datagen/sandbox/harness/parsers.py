@@ -102,12 +102,28 @@ def _pytest_id(case: ET.Element) -> str:
     return "::".join([path, *dotted[split:], name])
 
 
+# Items that linter and type-checker plugins add for each file (pytest-ruff, pytest-mypy,
+# pytest-black, pytest-isort, pytest-flake8, pytest-pylint, pytest-pycodestyle, ...), often
+# turned on by the mere install (jaraco's pytest-enabler). They check style, not behaviour:
+# they are not tests, and a file they name is not a test file.
+LINT_ITEMS = frozenset({"ruff", "ruff::format", "mypy", "mypy-status", "black", "isort", "flake8",
+                        "flake-8::FLAKE8", "pylint", "PYLINT", "codestyle", "pycodestyle", "pydocstyle"})
+
+
+def is_lint_item(test_id: str) -> bool:
+    """Whether a pytest id is a linter plugin's item (``zipp/glob.py::ruff::format``)."""
+    return test_id in LINT_ITEMS or test_id.partition("::")[2] in LINT_ITEMS
+
+
 def parse_pytest_junit(text: str) -> TestResults:
-    """Per-test results from pytest's ``--junitxml`` report."""
+    """Per-test results from pytest's ``--junitxml`` report (less linter plugins' items)."""
     root = _parse_xml(text)
     results: TestResults = {}
     for case in root.iter("testcase"):
-        _merge(results, _pytest_id(case), _status(case))
+        test_id = _pytest_id(case)
+        session_item = not case.get("classname") and case.get("name", "") in LINT_ITEMS  # mypy-status
+        if not is_lint_item(test_id) and not session_item:
+            _merge(results, test_id, _status(case))
     return results
 
 
