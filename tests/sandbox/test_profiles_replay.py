@@ -172,3 +172,47 @@ def test_pytest_task_replays_past_a_test_dependency_no_index_has(tmp_path):
     subprocess.run(["git", "-C", str(clone), "apply", "-"], input=task.patch, text=True, check=True)
     after = bash(task.eval_script, clone)
     assert after.returncode == 0, after.stdout[-2000:] + after.stderr[-2000:]
+
+
+PY_BUSY = {
+    "calc.py": PY["calc.py"],
+    "tests/test_calc.py": PY["tests/test_calc.py"] + (
+        "\n\ndef test_quick():\n"
+        "    # a timing test: its first run on a busy machine is over its limit (CALC_BUSY_MARK: the\n"
+        "    # replay below plays that machine; no validating run sets it)\n"
+        "    import os\n\n"
+        "    mark = os.environ.get('CALC_BUSY_MARK')\n"
+        "    if mark and not os.path.exists(mark):\n"
+        "        open(mark, 'w').close()\n"
+        "        raise AssertionError('took 0.3 s, over its 0.1 s limit')\n"),
+}
+
+
+def test_pytest_eval_script_reruns_a_test_that_fails_once_on_a_busy_machine(tmp_path):
+    """mistune's near-linear timing tests passed every validating run and failed its replay on
+    a loaded machine: the eval script runs the tests that failed again (``--lf``, up to
+    twice), so such a test passes on a rerun, while a test the fix does not make pass fails
+    every try; pytest's cache lives in a temporary folder, never in the tree."""
+    ok, reason = bwrap_works()
+    if not ok:
+        pytest.skip(f"bwrap unavailable: {reason}")
+    CASES["pytest-busy"] = lambda: PY_BUSY
+    BUGS["pytest-busy"] = BUGS["pytest"]
+    try:
+        task = make_task(tmp_path, "pytest", "pytest-busy")
+    finally:
+        del CASES["pytest-busy"], BUGS["pytest-busy"]
+    assert "tests/test_calc.py::test_quick" in task.PASS_TO_PASS
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", str(tmp_path / "out" / task.repo_path), str(clone)], check=True)
+    assert bash(task.setup_script, clone).returncode == 0
+    before = bash(task.eval_script, clone)
+    assert before.returncode == 1, before.stdout[-2000:]
+    subprocess.run(["git", "-C", str(clone), "apply", "-"], input=task.patch, text=True, check=True)
+    mark = tmp_path / "busy"
+    after = bash(f"export CALC_BUSY_MARK={mark}\n" + task.eval_script, clone)
+    assert mark.exists() and "1 failed, 2 passed" in after.stdout, after.stdout[-2000:]  # the first try failed
+    assert after.returncode == 0, after.stdout[-2000:] + after.stderr[-2000:]
+    assert not (clone / ".pytest_cache").exists()
+    assert before.stdout.count("1 failed") == 3, before.stdout[-2000:]  # the broken test failed every try
+    assert bash(f"export CALC_BUSY_MARK={mark}\n" + task.eval_script, clone).returncode == 0

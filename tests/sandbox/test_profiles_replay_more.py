@@ -306,6 +306,54 @@ def test_php_task_replays_with_the_projects_autoloader_when_packagist_is_unreach
            task.patch)
 
 
+# A suite whose ids make a ``--filter`` regex longer than PHP's PCRE2 compiles (about 34 000
+# characters of these ids): 400 named data sets, each id about 150 characters. As one regex,
+# PHPUnit ran no test ("No tests executed!"), so inflector's 981-test task failed its replay.
+MANY_CASES = {
+    "phpunit.xml": '<?xml version="1.0"?>\n<phpunit bootstrap="tests/bootstrap.php">\n  <testsuites>\n'
+                   '    <testsuite name="all"><directory>tests</directory></testsuite>\n  </testsuites>\n</phpunit>\n',
+    "src/Scale.php": "<?php\nnamespace Acme\\Scale;\n\nfinal class Scale\n{\n"
+                     "    public static function twice(int $v): int { return $v * 2; }\n"
+                     "    public static function negate(int $v): int { return -$v; }\n}\n",
+    "tests/bootstrap.php": "<?php\nrequire __DIR__ . '/../src/Scale.php';\n",
+    "tests/ScaleTest.php": "<?php\nnamespace Acme\\Scale\\Tests;\n\nuse Acme\\Scale\\Scale;\n"
+                           "use PHPUnit\\Framework\\TestCase;\n\nfinal class ScaleTest extends TestCase\n{\n"
+                           "    public static function cases(): iterable\n    {\n"
+                           "        for ($i = 1; $i <= 400; $i++) {\n"
+                           "            yield sprintf('doubling the value %04d, one of the many cases whose long names "
+                           "make the filter long', $i) => [$i];\n        }\n    }\n\n"
+                           "    /** @dataProvider cases */\n    public function testTwice(int $v): void\n"
+                           "    { $this->assertSame($v + $v, Scale::twice($v)); }\n"
+                           "    public function testNegate(): void\n"
+                           "    { $this->assertSame(-3, Scale::negate(3)); }\n}\n",
+}
+
+
+@needs("php", "phpunit")
+def test_php_task_with_a_filter_too_long_for_one_regex_replays(tmp_path):
+    """400 FAIL_TO_PASS ids: the eval script and datagen's own subset run split the ids over
+    several ``--filter`` runs, each regex short enough to compile, and every id is checked."""
+    src = _write(tmp_path / "fixture" / "scale", MANY_CASES)
+    bug = ("src/Scale.php", "return $v * 2;", "return $v * 3;")
+    task = validated_task(tmp_path, "phpunit", src, bug)
+    assert len(task.FAIL_TO_PASS) == 400 and task.PASS_TO_PASS == ["Acme\\Scale\\Tests\\ScaleTest::testNegate"]
+    replay(tmp_path, tmp_path / "out" / task.repo_path, task.base_commit, task.setup_script, task.eval_script,
+           task.patch)
+    assert task.eval_script.count("--filter") > 1
+    # the sandboxed subset path: every chosen id runs (and a broken one fails) in one report
+    sandbox = get_sandbox("auto", warn=False)
+    limits = SandboxLimits(timeout_s=120, memory_mb=2048, processes=256)
+    profile = get_profile("phpunit")
+    env = ensure_env(profile, src, EnvConfig(cache_dir=str(tmp_path / "envs")), sandbox, limits)
+    work = _copy(src, tmp_path / "subset")
+    ids = [*task.FAIL_TO_PASS, *task.PASS_TO_PASS]
+    run = run_profile(profile, env, sandbox, work, limits, ids)
+    assert run.report_error is None and run.results == {t: "pass" for t in ids}
+    (work / "src/Scale.php").write_text(_broken(src, bug)["src/Scale.php"])
+    run = run_profile(profile, env, sandbox, work, limits, ids)
+    assert run.results == {**{t: "fail" for t in task.FAIL_TO_PASS}, task.PASS_TO_PASS[0]: "pass"}
+
+
 @needs("php", "phpunit")
 def test_a_subset_runs_in_the_sandbox(tmp_path):
     """datagen's own subset path (``test_command`` with ids): only the chosen data set runs."""
