@@ -41,9 +41,11 @@ def test_linter_plugin_items_are_not_tests():
       <testcase classname="pkg.glob.ruff" name="format" file="pkg/glob.py"/>
       <testcase classname="" name="mypy-status"/>
       <testcase classname="tests.test_glob" name="test_ruff" file="tests/test_glob.py"/>
-      <testcase classname="tests.test_glob" name="test_match" file="tests/test_glob.py"><failure message="x"/></testcase>
+      <testcase classname="tests.test_glob" name="test_match" file="tests/test_glob.py">
+        <failure message="x"/></testcase>
     </testsuite></testsuites>"""
-    assert parse_pytest_junit(xml) == {"tests/test_glob.py::test_ruff": "pass", "tests/test_glob.py::test_match": "fail"}
+    assert parse_pytest_junit(xml) == {"tests/test_glob.py::test_ruff": "pass",
+                                       "tests/test_glob.py::test_match": "fail"}
 
 
 def test_node_junit_ids_are_suite_paths():
