@@ -14,11 +14,19 @@ import pytest
 from datagen.builds.tasks.output import outcome_of
 from datagen.config.sandbox import EnvConfig, SandboxConfig, SandboxLimits, ValidateRecipe, ValidationConfig
 from datagen.config.score import DifficultyConfig
+from datagen.errors import SkipItem
 from datagen.records.env import EnvPlan, InstallStep
 from datagen.records.tasks import RepoBaselineRow, TaskRecord
-from datagen.errors import SkipItem
-from datagen.sandbox.envs.leaks import (LEAK_REASON, Leak, added_blocks, env_leaks, held_copies, held_files, revealed,
-                                         source_digests)
+from datagen.sandbox.envs.leaks import (
+    LEAK_REASON,
+    Leak,
+    added_blocks,
+    env_leaks,
+    held_copies,
+    held_files,
+    revealed,
+    source_digests,
+)
 from datagen.sandbox.envs.python.manager import EnvManager, EnvSetupError, ensure_recorded
 from datagen.sandbox.harness.env_check import check_task_envs
 from datagen.sandbox.harness.profiles.base import EnvContext, Profile, cached_env
@@ -34,8 +42,8 @@ from datagen.synth.emit import commit_task
 from datagen.synth.gitrepo import TaskRepo
 from datagen.teachers.types import TeacherResult
 from tests.sandbox import leakkit
+from tests.sitekit import SITE
 
-SITE = str(Path(pytest.__file__).resolve().parent.parent)  # this venv's pytest, read-only in the sandbox
 LIMITS = dict(timeout_s=300, memory_mb=2048, processes=256)
 
 
