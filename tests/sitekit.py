@@ -113,6 +113,7 @@ def slim_site(*extra: str) -> str:
                 _copy_dist(dist, tmp)
             compileall.compile_dir(tmp, quiet=2, workers=1)
             (tmp / ".complete").write_text("\n".join(pins) + "\n", encoding="utf-8")
+            tmp.chmod(0o755)  # mkdtemp's 0700 would shut out the sandbox's user: every env would install pytest
             os.rename(tmp, final)
         finally:
             shutil.rmtree(tmp, ignore_errors=True)

@@ -79,3 +79,27 @@ def test_workers_at_once_make_one_folder_and_a_half_made_one_is_made_again(tmp_p
     (made / "pytest" / "__init__.py").unlink()
     assert _make(cache, 1) == paths[:1]
     assert (made / ".complete").is_file() and (made / "pytest" / "__init__.py").is_file()
+
+
+def test_an_env_on_the_slim_site_installs_nothing_and_runs_its_tests_in_the_sandbox(tmp_path):
+    """The sandbox's user reads the folder (mkdtemp's 0700 shut it out, and every env then
+    installed pytest itself), and the env finds its test tool there."""
+    from datagen.config.sandbox import EnvConfig, SandboxLimits
+    from datagen.sandbox.envs.python.manager import EnvManager
+    from datagen.sandbox.harness.runners import run_tests
+    from datagen.sandbox.isolation.select import bwrap_works, untrusted_sandbox
+
+    ok, reason = bwrap_works()
+    if not ok:
+        pytest.skip(f"bwrap unavailable: {reason}")
+    src = tmp_path / "repo"
+    (src / "tests").mkdir(parents=True)
+    (src / "tests" / "test_calc.py").write_text(CALC_TEST, encoding="utf-8")
+    sandbox, limits = untrusted_sandbox("auto"), SandboxLimits(timeout_s=120)
+    manager = EnvManager(EnvConfig(cache_dir=str(tmp_path / "envs"), inherit_site_packages=[SITE]), sandbox, limits)
+    env = manager.ensure(src)
+    steps = [s["name"] for s in manager.attempt_of(src)["steps"]]
+    assert "test tools" not in steps, steps  # pytest came from the slim site, not an install
+    assert not list(Path(env.path).glob("venv/lib/python*/site-packages/pytest")), "no copy of its own"
+    run = run_tests("pytest", sandbox, src, limits, [], env)
+    assert run.results == {"tests/test_calc.py::test_add": "pass"}, run
