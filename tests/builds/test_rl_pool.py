@@ -20,10 +20,10 @@ from datagen.pool.ledger import take
 from datagen.sandbox.isolation.select import bwrap_works
 from tests.builds.executorkit import manifest_rows
 from tests.sandbox.conftest import make_task_repo
+from tests.sitekit import SITE
 from tests.teachers.fake_server import FakeOpenAI
 
 pytestmark = pytest.mark.slow
-SITE = str(Path(pytest.__file__).resolve().parent.parent)  # this venv's pytest, offline
 REPORT = ("Adding two numbers gives their difference: add(2, 3) returns -1 instead of 5. I noticed it "
           "while totalling a shopping list, where every total came out negative or far too small, and "
           "the multiplication helper next to it works as documented, so only addition seems {}.")

@@ -8,7 +8,6 @@ written" or "1 failing"). A case skips where its toolchain is missing."""
 from __future__ import annotations
 
 import shutil
-import sys
 
 import pytest
 
@@ -20,8 +19,8 @@ from datagen.sandbox.harness.runners import ensure_env
 from datagen.sandbox.isolation.select import bwrap_works, untrusted_sandbox
 from datagen.synth.baseline import SuiteRunner, measure_baseline
 from tests.conftest import write_tree
+from tests.sitekit import SITE
 
-SITE = next(p for p in sys.path if p.endswith("site-packages"))
 MISSING = "zz_helper_nowhere"
 
 CASES: dict[str, dict[str, str]] = {

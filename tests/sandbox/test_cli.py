@@ -11,9 +11,9 @@ import pytest
 from typer.testing import CliRunner
 
 from datagen.cli.app import app
+from tests.sitekit import SITE
 
 runner = CliRunner()
-SITE = str(Path(pytest.__file__).resolve().parent.parent)
 
 
 def test_run_passes_the_exit_code_and_output(bwrap, workdir):

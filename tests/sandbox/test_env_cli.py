@@ -20,6 +20,7 @@ from datagen.records.env import EnvPlan
 from datagen.sandbox.envs.docker import HEREDOC
 from datagen.sandbox.harness.profiles.registry import get_profile
 from tests import tools
+from tests.sitekit import SITE
 
 runner = CliRunner()
 SAMPLES = Path(__file__).parents[2] / "sample_data"
@@ -137,10 +138,9 @@ def test_build_makes_a_go_env_and_runs_its_suite(bwrap, tmp_path):
 @pytest.mark.slow
 def test_build_makes_a_python_env_with_its_recorded_steps(bwrap, tmp_path):
     src = _copy("tinyhttp", tmp_path)
-    site = str(Path(pytest.__file__).resolve().parent.parent)
     r = runner.invoke(app, ["env", "build", str(src), "--set", "sandbox.backend=bwrap",
                             "--set", f"env.cache_dir={tmp_path / 'envs'}",
-                            "--set", f"env.inherit_site_packages=[{site}]"])
+                            "--set", f"env.inherit_site_packages=[{SITE}]"])
     assert r.exit_code == 0, r.output
     assert re.search(r"^  ok +\d+\.\d+s  ", r.stdout, re.M), r.stdout  # EnvManager's attempt, step by step
     counts = re.search(r"^tests: (\{.*\})", r.stdout, re.M)

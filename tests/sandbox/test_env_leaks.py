@@ -42,8 +42,8 @@ from datagen.synth.emit import commit_task
 from datagen.synth.gitrepo import TaskRepo
 from datagen.teachers.types import TeacherResult
 from tests.sandbox import leakkit
+from tests.sitekit import SITE
 
-SITE = str(Path(pytest.__file__).resolve().parent.parent)  # this venv's pytest, read-only in the sandbox
 LIMITS = dict(timeout_s=300, memory_mb=2048, processes=256)
 
 

@@ -11,7 +11,6 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -28,9 +27,9 @@ from datagen.synth.candidates import Candidate
 from datagen.synth.check import check_changes
 from tests.conftest import write_tree
 from tests.sealed import assert_sealed, assert_test_edits_fail, emit_sealed
+from tests.sitekit import SITE
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_data"
-SITE = next(p for p in sys.path if p.endswith("site-packages"))
 
 PY = {
     "calc.py": "def add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n    return a * b\n",

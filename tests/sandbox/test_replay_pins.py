@@ -19,8 +19,8 @@ from datagen.synth.baseline import SuiteRunner, measure_baseline
 from datagen.synth.candidates import Candidate
 from datagen.synth.check import check_changes
 from tests.conftest import write_tree
-from tests.sandbox.test_profiles_replay import SITE
 from tests.sealed import emit_sealed
+from tests.sitekit import SITE
 
 CLOCK = '''import time
 

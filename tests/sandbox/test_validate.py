@@ -17,8 +17,7 @@ from datagen.sandbox.harness.runners import run_tests
 from datagen.sandbox.harness.task_store import read_tasks
 from datagen.sandbox.harness.validate import Validator
 from tests.sandbox.conftest import git
-
-SITE = str(Path(pytest.__file__).resolve().parent.parent)  # reuse this venv's pytest offline
+from tests.sitekit import SITE
 
 
 def recipe(tmp_path: Path, reruns: int = 2) -> ValidateRecipe:

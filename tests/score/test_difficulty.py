@@ -17,9 +17,9 @@ from datagen.sandbox.isolation.select import get_sandbox
 from datagen.score.difficulty import DifficultyScorer, attempt_requests, best_attempts, context_paths
 from datagen.teachers import make_teacher
 from tests.sandbox.conftest import make_task_repo
+from tests.sitekit import SITE
 from tests.teachers.fake_server import FakeOpenAI
 
-SITE = str(Path(pytest.__file__).resolve().parent.parent)  # reuse this venv's pytest offline
 LIMITS = SandboxLimits(timeout_s=60, cpu_s=60, memory_mb=1024, processes=64, file_size_mb=16,
                        tmp_size_mb=32, output_bytes=100_000)
 

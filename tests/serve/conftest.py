@@ -23,7 +23,6 @@ from datagen.pool.rows import rows_from_tasks
 from tests.sandbox.conftest import git
 
 ROOT = Path(datagen.__file__).resolve().parents[1]
-SITE = str(Path(pytest.__file__).resolve().parent.parent)  # this venv's pytest, read-only in the sandbox
 
 
 def free_port() -> int:

@@ -28,8 +28,9 @@ import time
 import pyarrow.parquet as pq
 import pytest
 
-from tests.serve.conftest import SITE, Server, request
+from tests.serve.conftest import Server, request
 from tests.serve.test_grader_server import hostile
+from tests.sitekit import SITE
 
 aiohttp = pytest.importorskip("aiohttp")
 pytestmark = pytest.mark.slow  # real servers and sandboxes: seconds each

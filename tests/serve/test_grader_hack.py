@@ -12,7 +12,8 @@ from datagen.pool.exports import write_pool
 from datagen.pool.rows import rows_from_tasks
 from datagen.sandbox.isolation.select import bwrap_works, untrusted_sandbox
 from tests.sandbox import leakkit
-from tests.serve.conftest import SITE, Server, request
+from tests.serve.conftest import Server, request
+from tests.sitekit import SITE
 
 pytestmark = pytest.mark.slow  # a real server, a real env build (network for setuptools)
 

@@ -16,7 +16,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from datagen.serve import clients
-from tests.serve.conftest import SITE, Server, request
+from tests.serve.conftest import Server, request
+from tests.sitekit import SITE
 
 pytestmark = pytest.mark.slow  # real servers and sandboxes: seconds each
 

@@ -15,7 +15,8 @@ import pytest
 
 from datagen.pool.exports import write_pool
 from datagen.pool.rows import rows_from_tasks
-from tests.serve.conftest import SITE, Server, calc_tasks
+from tests.serve.conftest import Server, calc_tasks
+from tests.sitekit import SITE
 from tests.trainer_venvs import run_script, trainer_python, version_of
 
 pytestmark = pytest.mark.slow  # a real server and sandboxed test runs

@@ -13,13 +13,12 @@ import json
 import os
 import subprocess
 import sys
-import sysconfig
 from pathlib import Path
 
 from tests.conftest import MIT, git, write_tree
+from tests.sitekit import SITE
 
 ROOT = Path(__file__).resolve().parents[2]
-SITE = sysconfig.get_paths()["purelib"]
 
 CORE_V1 = '''"""Number and text helpers."""
 

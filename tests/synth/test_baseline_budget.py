@@ -13,7 +13,7 @@ from datagen.sandbox.isolation.select import bwrap_works, untrusted_sandbox
 from datagen.synth.baseline import SuiteRunner, measure_baseline
 from datagen.synth.check import check_changes
 from tests.conftest import write_tree
-from tests.sandbox.test_profiles_replay import SITE
+from tests.sitekit import SITE
 
 CALC = "def add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n    return a * b\n"
 SLOW = "import time\n\n\ndef test_a_long_one():\n    time.sleep(60)\n"
