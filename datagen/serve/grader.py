@@ -297,18 +297,20 @@ class Grader:
         await self.admit_waiting(len(fresh), wait_s, gone)
         loop = asyncio.get_running_loop()
         started = set()
+        late = 0  # keys an identical request started while this one waited for a place
         for key, (iid, patch, t) in zip(keys, items, strict=True):
             if key in started or key not in fresh:
                 continue
             started.add(key)
             if key in self._flights:  # an identical request started it while we waited for a place
                 self.leave(1)
+                late += keys.count(key)
                 continue
             scope = CancelScope()
             flight = self._flights[key] = _Flight(loop.run_in_executor(self.pool, self._graded, scope, iid, patch, t),
                                                   scope)
             flight.future.add_done_callback(lambda _, key=key, flight=flight: self._landed(key, flight))
-        self.joined += sum(1 for k in keys if k not in fresh)
+        self.joined += sum(1 for k in keys if k not in fresh) + late
         flights = [self._flights[k] for k in keys]
         for flight in flights:
             flight.waiters += 1

@@ -215,3 +215,38 @@ def test_pytest_eval_script_reruns_a_test_that_fails_once_on_a_busy_machine(tmp_
     assert not (clone / ".pytest_cache").exists()
     assert before.stdout.count("1 failed") == 3, before.stdout[-2000:]  # the broken test failed every try
     assert bash(f"export CALC_BUSY_MARK={mark}\n" + task.eval_script, clone).returncode == 0
+
+
+PY_DOCTEST = {
+    "pytest.ini": "[pytest]\naddopts = --doctest-modules\n",
+    "calc.py": PY["calc.py"],
+    # a code module's doctest that expects the message of the module's own ``assert``
+    "seps.py": ('def check(seps):\n    """Only slashes.\n\n    >>> check("xyz")\n'
+                "    Traceback (most recent call last):\n    ...\n    AssertionError: Invalid separators\n"
+                '    """\n    assert set(seps) <= {"/"}, "Invalid separators"\n    return seps\n'),
+    "tests/test_calc.py": PY["tests/test_calc.py"],
+}
+
+
+def test_pytest_eval_script_keeps_a_code_modules_asserts_as_python_runs_them(tmp_path):
+    """zipp's ``glob.py`` doctest expects its ``assert``'s message; naming the module on
+    pytest's command line makes it an initial path whose asserts pytest rewrites, so the
+    doctest failed in the replay while it passed in the whole-suite runs that validated the
+    task. A run that names a code module's doctest keeps plain asserts."""
+    ok, reason = bwrap_works()
+    if not ok:
+        pytest.skip(f"bwrap unavailable: {reason}")
+    CASES["pytest-doctest"] = lambda: PY_DOCTEST
+    BUGS["pytest-doctest"] = BUGS["pytest"]
+    try:
+        task = make_task(tmp_path, "pytest", "pytest-doctest")
+    finally:
+        del CASES["pytest-doctest"], BUGS["pytest-doctest"]
+    assert "seps.py::seps.check" in task.PASS_TO_PASS, task.PASS_TO_PASS
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", str(tmp_path / "out" / task.repo_path), str(clone)], check=True)
+    assert bash(task.setup_script, clone).returncode == 0
+    assert bash(task.eval_script, clone).returncode == 1
+    subprocess.run(["git", "-C", str(clone), "apply", "-"], input=task.patch, text=True, check=True)
+    after = bash(task.eval_script, clone)
+    assert after.returncode == 0, after.stdout[-2000:] + after.stderr[-2000:]

@@ -156,12 +156,15 @@ def test_a_client_that_hangs_up_frees_its_worker_and_identical_requests_join(clu
                             timeout=120)
     assert (code, body["status"]) == (200, "resolved")  # the task still grades (a cut-short build is not kept)
 
-    # two identical requests at once: one grade, both answered
+    # two identical requests at once: one grade, both answered (the patch applies to calc__add's
+    # tree, so its tests run add() and the grade takes 2 s or more: the second request, 0.5 s
+    # later, finds it in flight. On calc__mul's tree the patch did not apply, and that grade
+    # ended in 0.4 s once the env was warm, before the second request came)
     results: list[tuple[int, object]] = []
 
     def call() -> None:
         code, body, _ = request(cluster.port, f"/t/{TOKEN}/slime/remote_rm",
-                                {"label": "calc__mul", "response": hostile("import time\ntime.sleep(2)\nreturn 0")},
+                                {"label": "calc__add", "response": hostile("import time\ntime.sleep(2)\nreturn 0")},
                                 timeout=120)
         results.append((code, body))
 

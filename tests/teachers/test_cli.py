@@ -230,12 +230,28 @@ def test_slurm_script_runs_end_to_end(tmp_path):
     assert not Path(f"/proc/{pid}").exists() or "zombie" in Path(f"/proc/{pid}/status").read_text()
 
 
-def _free_port() -> int:
+def _free_port(span: int = 1) -> int:
+    """A port P with P .. P+span-1 all free now (the script's replica k listens on P+k: a
+    port the OS picked alone may have a busy neighbour, and replica 1 then died at start)."""
     import socket
 
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+    for _ in range(200):
+        socks = [socket.socket()]
+        try:
+            socks[0].bind(("127.0.0.1", 0))
+            port = socks[0].getsockname()[1]
+            if port + span - 1 > 65535:
+                continue
+            for k in range(1, span):
+                socks.append(socket.socket())
+                socks[-1].bind(("127.0.0.1", port + k))
+            return port
+        except OSError:
+            continue
+        finally:
+            for sock in socks:
+                sock.close()
+    raise RuntimeError(f"no {span} free ports in a row")
 
 
 @tools.needs("curl")  # the script polls /health with curl
@@ -274,7 +290,7 @@ def test_slurm_replicas_split_the_gpus_and_the_requests(tmp_path):
               "datagen", "teacher", "run", str(src), "--out", str(tmp_path / "out.jsonl"),
               "--set", f"teacher.cache_dir={tmp_path / 'cache'}")
     assert res.exit_code == 0, res.output
-    port = _free_port()
+    port = _free_port(2)
     env = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}", "DATAGEN_HEALTH_POLL": "0.2",
            "DATAGEN_VLLM_PORT": str(port), "PYTHONPATH": os.pathsep.join(sys.path)}
     proc = subprocess.run(["bash", "-c", res.output], cwd=tmp_path, env=env, text=True, capture_output=True,

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from datagen.records.env import EnvPlan, InstallStep
-from datagen.sandbox.harness.profiles.base import EnvContext, Profile, ProfileEnv, TestResults
+from datagen.sandbox.harness.profiles.base import EnvContext, Profile, ProfileEnv, TestResults, conventional_test_file
 from datagen.sandbox.harness.profiles.registry import register
 
 if TYPE_CHECKING:
@@ -154,6 +154,19 @@ def _single_tracer(env: ProfileEnv) -> list[str]:
     return [*(["--no-cov"] if has("pytest_cov") else []), *(["-n", "0"] if has("xdist") else [])]
 
 
+# A code module named on pytest's command line is an "initial path", and pytest rewrites the
+# asserts of initial paths: zipp's ``glob.py`` doctest expects ``AssertionError: Invalid
+# separators`` and got pytest's rewritten explanation instead, so it failed in a replay that
+# named it while it passes in the whole-suite runs that validated the task. A run that names
+# a code module's doctests keeps asserts as Python runs them.
+PLAIN_ASSERTS = "--assert=plain"
+
+
+def names_code_doctests(tests: list[str]) -> bool:
+    """Whether ``tests`` hold a doctest of a code module (not of a test file)."""
+    return any(is_doctest_id(t) and not conventional_test_file(t.split("::", 1)[0]) for t in tests)
+
+
 def is_doctest_id(test_id: str) -> bool:
     """Whether a pytest id is a doctest of a Python module: its name is the module's dotted
     name, or that name, a dot and a qualified name (``pkg/mod.py::pkg.mod.func``; a module
@@ -237,8 +250,9 @@ class PytestProfile(Profile):
     def test_command(self, env: ProfileEnv, workdir: Path, tests: list[str] | None) -> list[str]:
         # the whole suite: the plan's test paths (the ini's ``testpaths``, or a tox pytest
         # command's folders where the ini names none), as the repo's own runs collect it
-        return pytest_command(self.python(env), self.report, sorted(set(tests or [])) or suite_paths(env.plan, workdir),
-                              env.plan)
+        ids = sorted(set(tests or []))
+        args = [PLAIN_ASSERTS, *ids] if names_code_doctests(ids) else ids
+        return pytest_command(self.python(env), self.report, args or suite_paths(env.plan, workdir), env.plan)
 
     def budget_vars(self, env: ProfileEnv) -> dict[str, str]:
         """Where the env has them (its plan installs them, or its site-packages hold them):
@@ -356,7 +370,8 @@ class PytestProfile(Profile):
         # folder, never in the tree), up to EVAL_RERUNS times: mistune's near-linear timing
         # tests (``tests/perf_utils.py``) passed every validating run and failed a replay on a
         # machine at load 5-12. A test the fix does not make pass fails every try.
-        run = f'{start} -o cache_dir="$cache" -q -rN'
+        plain = f" {PLAIN_ASSERTS}" if names_code_doctests(tests) else ""
+        run = f'{start} -o cache_dir="$cache" -q -rN{plain}'
         tries = " || ".join([f'{run} "$@"', *[f'{run} --lf "$@"'] * EVAL_RERUNS])
         lines += ['cache="$(mktemp -d)" || exit 2', """trap 'rm -rf "$cache"' EXIT""", f"tries() {{ {tries}; }}"]
         runs = [f"tries {shlex.join(part)} || status=1"
