@@ -102,6 +102,18 @@ def make_task(root: Path, runner: str, case: str = "") -> TaskRecord:
     return emit_sealed(root, src, c, verdict, runner, base)
 
 
+def pytest_task(root: Path, files: dict[str, str]) -> TaskRecord:
+    """``make_task`` of the pytest case's bug (``calc.py``'s add) in the tree ``files``."""
+    ok, reason = bwrap_works()
+    if not ok:
+        pytest.skip(f"bwrap unavailable: {reason}")
+    CASES["pytest-case"], BUGS["pytest-case"] = (lambda: files), BUGS["pytest"]
+    try:
+        return make_task(root, "pytest", "pytest-case")
+    finally:
+        del CASES["pytest-case"], BUGS["pytest-case"]
+
+
 def bash(script: str, cwd: Path) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "VIRTUAL_ENV", "DATAGEN"))}
     return subprocess.run(["bash", "-c", script], cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
@@ -152,15 +164,7 @@ def test_pytest_task_replays_past_a_test_dependency_no_index_has(tmp_path):
     """The test extras name a distribution no index serves: the env installs the others one by
     one and goes on without it; the task's setup script does the same (and says so), so the
     replay has ``six`` and passes after the fix."""
-    ok, reason = bwrap_works()
-    if not ok:
-        pytest.skip(f"bwrap unavailable: {reason}")
-    CASES["pytest-optional"] = lambda: PY_OPTIONAL
-    BUGS["pytest-optional"] = BUGS["pytest"]
-    try:
-        task = make_task(tmp_path, "pytest", "pytest-optional")
-    finally:
-        del CASES["pytest-optional"], BUGS["pytest-optional"]
+    task = pytest_task(tmp_path, PY_OPTIONAL)
     assert "went on without it" in task.setup_script and "for spec in" in task.setup_script
     clone = tmp_path / "clone"
     subprocess.run(["git", "clone", "-q", str(tmp_path / "out" / task.repo_path), str(clone)], check=True)
@@ -192,15 +196,7 @@ def test_pytest_eval_script_reruns_a_test_that_fails_once_on_a_busy_machine(tmp_
     a loaded machine: the eval script runs the tests that failed again (``--lf``, up to
     twice), so such a test passes on a rerun, while a test the fix does not make pass fails
     every try; pytest's cache lives in a temporary folder, never in the tree."""
-    ok, reason = bwrap_works()
-    if not ok:
-        pytest.skip(f"bwrap unavailable: {reason}")
-    CASES["pytest-busy"] = lambda: PY_BUSY
-    BUGS["pytest-busy"] = BUGS["pytest"]
-    try:
-        task = make_task(tmp_path, "pytest", "pytest-busy")
-    finally:
-        del CASES["pytest-busy"], BUGS["pytest-busy"]
+    task = pytest_task(tmp_path, PY_BUSY)
     assert "tests/test_calc.py::test_quick" in task.PASS_TO_PASS
     clone = tmp_path / "clone"
     subprocess.run(["git", "clone", "-q", str(tmp_path / "out" / task.repo_path), str(clone)], check=True)
@@ -233,15 +229,7 @@ def test_pytest_eval_script_keeps_a_code_modules_asserts_as_python_runs_them(tmp
     pytest's command line makes it an initial path whose asserts pytest rewrites, so the
     doctest failed in the replay while it passed in the whole-suite runs that validated the
     task. A run that names a code module's doctest keeps plain asserts."""
-    ok, reason = bwrap_works()
-    if not ok:
-        pytest.skip(f"bwrap unavailable: {reason}")
-    CASES["pytest-doctest"] = lambda: PY_DOCTEST
-    BUGS["pytest-doctest"] = BUGS["pytest"]
-    try:
-        task = make_task(tmp_path, "pytest", "pytest-doctest")
-    finally:
-        del CASES["pytest-doctest"], BUGS["pytest-doctest"]
+    task = pytest_task(tmp_path, PY_DOCTEST)
     assert "seps.py::seps.check" in task.PASS_TO_PASS, task.PASS_TO_PASS
     clone = tmp_path / "clone"
     subprocess.run(["git", "clone", "-q", str(tmp_path / "out" / task.repo_path), str(clone)], check=True)
