@@ -8,8 +8,8 @@ across files: its body becomes the language's stub (``stubs``), its signature, t
 doc comments stay, so the interface the tests call is the specification. A feature
 outside ``synth.feature_lines`` / ``synth.feature_entities`` is not proposed; the largest
 features come first in the repo's share (``synth.feature_share``), and those that span
-files before them when ``synth.feature_multi_file`` is on. Validation keeps one only when tests outside its
-group still pass (PASS_TO_PASS >= 1).
+files before them when ``synth.feature_multi_file`` is on. Validation keeps one only when
+tests outside its group still pass (PASS_TO_PASS >= 1).
 """
 
 from __future__ import annotations
@@ -70,9 +70,8 @@ def feature_candidates(repo: str, entities: list[Entity], texts: Mapping[str, st
                        reach: Mapping[str, set[str]], n: int, size: FeatureSize, seed: int) -> list[Candidate]:
     """Up to ``n`` feature candidates of one repo, one per group at most (distinct changes):
     multi-file ones first when ``size.multi_file``, then the largest (changed lines), then
-    in a seeded order of groups. What
-    runs when the modules load (``reach.load_time``) is never part of a feature: its stub
-    would break every test."""
+    in a seeded order of groups. What runs when the modules load (``reach.load_time``) is
+    never part of a feature: its stub would break every test."""
     if n <= 0 or not reach:
         return []
     loading = load_time(entities, texts)
@@ -147,8 +146,7 @@ def _within(picked: list[Entity], costs: Mapping[str, int], size: FeatureSize) -
 def _stub(picked: list[Entity], texts: Mapping[str, str], size: FeatureSize
           ) -> tuple[dict[str, str], list[Entity], int] | None:
     """The changes stubbing ``picked`` (each file once), the entities stubbed and the lines
-    changed; None when
-    a file's result is refused or the feature falls outside its size."""
+    changed; None when a file's result is refused or the feature falls outside its size."""
     by_path: dict[str, list[Entity]] = {}
     for e in picked:
         by_path.setdefault(e.path, []).append(e)

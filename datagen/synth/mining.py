@@ -65,14 +65,17 @@ def reverse_apply(texts: Mapping[str, str], diff: str) -> dict[str, str | None] 
 
 
 def history_candidates(repo: str, root: str, texts: Mapping[str, str], source_paths: set[str],
-                       max_commits: int) -> list[Candidate]:
+                       max_commits: int, limit: int | None = None) -> list[Candidate]:
     """One candidate per recent commit that touches both source and test files (a Rust
-    file's own ``#[cfg(test)]`` items count as test files)."""
+    file's own ``#[cfg(test)]`` items count as test files), newest first; at most ``limit``
+    (the older commits are then not read)."""
     log = _git(root, "log", "--no-merges", "--format=%H", f"-n{max_commits}", "HEAD")
     if log.returncode != 0:
         return []
     found = []
     for commit in log.stdout.decode().split():
+        if limit is not None and len(found) >= limit:
+            break
         files = _commit_files(root, commit)
         source = [f for f in files if f in source_paths]
         tests = any(is_test_file(f) for f in files)

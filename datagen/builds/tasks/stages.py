@@ -185,9 +185,8 @@ def propose_all(cfg: TasksRecipe, states: list[RepoState], teacher, console: Con
         mine: list[Candidate] = []
         if "history" in cfg.synth.families and s.repo.kind != "dir":
             # real past fixes are single bugs too: the newest take up to half the singles budget
-            past = history_candidates(s.repo.name, s.repo.root, s.texts, {p for p, _ in s.sources},
-                                      cfg.synth.history_commits)
-            mine += past[:math.ceil(budget / 2)]
+            mine += history_candidates(s.repo.name, s.repo.root, s.texts, {p for p, _ in s.sources},
+                                       cfg.synth.history_commits, limit=math.ceil(budget / 2))
         mine += islice(propose(s.repo.name, targets, s.texts, [f for f in cfg.synth.families if f in PROPOSING],
                                cfg.synth.strategies, cfg.seed, cfg.synth.seeds_per_pair,
                                cfg.synth.max_candidates_per_entity), budget - len(mine))
