@@ -32,8 +32,8 @@ from datagen.synth.check import Verdict
 from datagen.synth.emit import CopyIndex, Emitted, commit_task, instance_id
 from datagen.synth.entities import LANGS as ENTITY_LANGS
 from datagen.synth.entities import extract_entities
-from datagen.synth.feature_tasks import FAMILY as FEATURE
-from datagen.synth.feature_tasks import FeatureSize, doc_comments, feature_candidates, interface
+from datagen.synth.families.feature import FAMILY as FEATURE
+from datagen.synth.families.feature import FeatureSize, doc_comments, feature_candidates, interface
 from datagen.synth.gitrepo import TaskRepo
 from datagen.synth.mining import combine_candidates, history_candidates
 from datagen.synth.reach import coverage_reach, static_reach
