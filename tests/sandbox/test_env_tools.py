@@ -37,7 +37,8 @@ PAD = {
                    "    public static function left(string $s, int $n): string\n    {\n"
                    "        return str_repeat(' ', max(0, $n - strlen($s))) . $s;\n    }\n}\n",
     "tests/bootstrap.php": BOOTSTRAP,
-    "tests/PadTest.php": "<?php\nnamespace Acme\\Pad\\Tests;\n\nuse Acme\\Pad\\Pad;\nuse PHPUnit\\Framework\\TestCase;\n\n"
+    "tests/PadTest.php": "<?php\nnamespace Acme\\Pad\\Tests;\n\nuse Acme\\Pad\\Pad;\n"
+                         "use PHPUnit\\Framework\\TestCase;\n\n"
                          "final class PadTest extends TestCase\n{\n    public function testLeft(): void\n    {\n"
                          "        $this->assertSame('  ab', Pad::left('ab', 4));\n    }\n\n"
                          "    public function testLonger(): void\n    {\n"

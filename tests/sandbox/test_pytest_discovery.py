@@ -124,7 +124,8 @@ def test_unittest_files_named_without_an_underscore_are_a_pytest_suite(tmp_path)
         "wrapx/__init__.py": "def wrap(s, n):\n    return [s[i:i + n] for i in range(0, len(s), n)]\n",
         "wrapx/tests/__init__.py": "",
         "wrapx/tests/testwrap.py": "import unittest\n\nfrom wrapx import wrap\n\n\nclass Wrap(unittest.TestCase):\n"
-                                   "    def test_chunks(self):\n        self.assertEqual(wrap('abcde', 2), ['ab', 'cd', 'e'])\n",
+                                   "    def test_chunks(self):\n"
+                                   "        self.assertEqual(wrap('abcde', 2), ['ab', 'cd', 'e'])\n",
         "wrapx/tests/helpers_for_tests.py": "X = 1\n",
     })
     paths = [p.relative_to(src).as_posix() for p in src.rglob("*") if p.is_file()]
@@ -143,7 +144,8 @@ def test_a_suite_folder_with_its_own_conftest_and_config_is_found_and_run(tmp_pa
         "src/tests/conftest.py": "import sys\nfrom pathlib import Path\n\nimport pytest\n\n"
                                  "sys.path.insert(0, str(Path(__file__).parents[1]))\n\n\n"
                                  "@pytest.fixture\ndef width():\n    return 4\n",
-        "src/tests/check_pad.py": "from padx import pad\n\n\ndef test_pad(width):\n    assert pad('ab', width) == '  ab'\n",
+        "src/tests/check_pad.py": "from padx import pad\n\n\ndef test_pad(width):\n"
+                                  "    assert pad('ab', width) == '  ab'\n",
     })
     paths = [p.relative_to(src).as_posix() for p in src.rglob("*") if p.is_file()]
     assert get_profile("pytest").detect(src, paths)
