@@ -40,8 +40,16 @@ from datagen.synth.families.registry import (
     strategy_families,
 )
 from datagen.synth.gitrepo import TaskRepo
-from datagen.synth.snapshot import detect_profile, non_blank_lines, snapshot_files, source_files, write_snapshot
-from datagen.synth.statements import RepoTokens, Statement, feature_statement, template_statement
+from datagen.synth.interface import task_interface
+from datagen.synth.snapshot import (
+    detect_profile,
+    is_test_file,
+    non_blank_lines,
+    snapshot_files,
+    source_files,
+    write_snapshot,
+)
+from datagen.synth.statements import RepoTokens, Statement, feature_statement, given, template_statement, with_names
 
 
 @dataclass
@@ -303,6 +311,8 @@ def _write_statements(cfg: TasksRecipe, by_repo: dict[str, RepoState], emitted: 
     """Each task's problem statement: the teacher's (a family that states its tasks as an
     interface gives it that interface and its doc comments), else its family's template."""
     pack = SecretPack.load() if cfg.statement.redact_secrets else None
+    described = {e.record.instance_id: _describe(by_repo[e.record.repo], e) for e in emitted}
+    names = {iid: d[1] for iid, d in described.items()}
     if teacher is not None:
         from datagen.synth.teacher_tasks import teacher_statements
 
@@ -315,22 +325,34 @@ def _write_statements(cfg: TasksRecipe, by_repo: dict[str, RepoState], emitted: 
                                               family.doc_comments(s.texts, e.candidate.entity, langs)
                                               if family.doc_comments else "")
         statements = teacher_statements(cfg, emitted, {n: s.texts for n, s in by_repo.items()},
-                                        {n: s.tokens for n, s in by_repo.items()}, teacher, apis)
+                                        {n: s.tokens for n, s in by_repo.items()}, teacher, apis, names)
     else:
-        statements = [_template_statement(e, by_repo[e.record.repo]) for e in emitted]
+        statements = [_template_statement(e, by_repo[e.record.repo], names[e.record.instance_id]) for e in emitted]
     for e, st in zip(emitted, statements):
+        items, needed = described[e.record.instance_id]
+        st = with_names(st, needed) if cfg.statement.give_implicit_names else st
         text = pack.redact(st.text)[0] if pack is not None else st.text
-        e.record = e.record.model_copy(update={"problem_statement": text, "statement_style": st.style})
+        e.record = e.record.model_copy(update={"problem_statement": text, "statement_style": st.style,
+                                               "interface": items})
         e.statement_note = st.note
 
 
-def _template_statement(e: Emitted, s: RepoState) -> Statement:
+def _template_statement(e: Emitted, s: RepoState, names: list[str]) -> Statement:
     """A task's statement without a teacher: the interface to implement for a family that
-    states its tasks so, else the failing tests and their first error."""
-    fix_only = s.tokens.fix_only(e.candidate.changes, e.record.patch)
+    states its tasks so, else the failing tests and their first error (``names``: what the
+    failing tests need that only the fix shows, which the statement may give)."""
+    fix_only = s.tokens.fix_only(e.candidate.changes, e.record.patch) - given(names)
     interface = get_family(e.candidate.family).interface
     if interface is not None:
         api = interface(s.texts, e.candidate.entity, dict(s.sources))
         return feature_statement(e.record.repo, api, e.record.FAIL_TO_PASS, e.record.patch, fix_only)
     return template_statement(e.record.repo, e.record.FAIL_TO_PASS, e.verdict.failure_output, e.record.patch,
                               fix_only)
+
+
+def _describe(s: RepoState, e: Emitted) -> tuple[list, list[str]]:
+    """The task's interface and what its failing tests need that only the fix shows."""
+    tests = [p for p in e.record.relevant_files if is_test_file(p)]
+    return task_interface(s.texts, e.candidate.changes, e.record.patch, e.candidate.entity, dict(s.sources),
+                          e.record.FAIL_TO_PASS, tests,
+                          get_family(e.candidate.family).interface is not None)
