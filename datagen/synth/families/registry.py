@@ -2,8 +2,8 @@
 
 A family is one ``Family`` value registered by its module (``register``). The tasks build
 asks the registry, never a family's name: which families a recipe turns on
-(``synth.families``), in which order they propose (registration order: the built-in
-modules below, then any other module that registers one), the share of a repo's
+(``synth.families``), in which order they propose (the built-in modules' order below,
+then any other module's families in the order they were registered), the share of a repo's
 candidate budget each takes, and how its tasks are stated. The built-in modules are
 imported on the first look-up, not at import time.
 """
@@ -97,7 +97,7 @@ _REGISTRY: dict[str, Family] = {}
 
 
 def register(family: Family) -> Family:
-    """Add ``family`` to the registry (after the families registered before it)."""
+    """Add ``family`` to the registry (its module's place says its order, ``families``)."""
     if _REGISTRY.get(family.name, family) != family:
         raise ValueError(f"family name {family.name!r} is registered twice")
     if (family.propose is None) == (family.grow is None):
@@ -111,10 +111,18 @@ def _load_builtins() -> None:
         importlib.import_module(module)
 
 
+def _rank(family: Family) -> int:
+    """The place of the module that defines ``family``'s hook among the built-in modules
+    (any other module after them): the order holds whichever module is imported first."""
+    module = getattr(family.propose or family.grow, "__module__", "")
+    return _BUILTIN_MODULES.index(module) if module in _BUILTIN_MODULES else len(_BUILTIN_MODULES)
+
+
 def families() -> list[Family]:
-    """Every registered family, in registration order."""
+    """Every registered family: the built-in modules' in their order, then the others in
+    the order they were registered."""
     _load_builtins()
-    return list(_REGISTRY.values())
+    return sorted(_REGISTRY.values(), key=_rank)
 
 
 def get_family(name: str) -> Family:
@@ -132,7 +140,7 @@ def check_families(names: list[str]) -> None:
 
 
 def chosen(cfg: TasksRecipe) -> list[Family]:
-    """The families the recipe turns on (``synth.families``), in registration order."""
+    """The families the recipe turns on (``synth.families``), in the registry's order."""
     return [f for f in families() if f.name in cfg.synth.families]
 
 
@@ -160,7 +168,7 @@ def singles_budget(cfg: TasksRecipe) -> int:
 
 
 def propose_repo(p: Proposal) -> list[Candidate]:
-    """The repo's first-wave candidates: each chosen proposer in registration order (a
+    """The repo's first-wave candidates: each chosen proposer in the registry's order (a
     teacher's family only with a teacher), each seeing what the ones before it made."""
     groups: dict[Proposer, list[str]] = {}
     for f in chosen(p.cfg):
@@ -172,7 +180,7 @@ def propose_repo(p: Proposal) -> list[Candidate]:
 
 
 def grow_repo(g: Growth) -> list[Candidate]:
-    """The repo's second-wave candidates: each chosen grower in registration order."""
+    """The repo's second-wave candidates: each chosen grower in the registry's order."""
     out: list[Candidate] = []
     for f in chosen(g.cfg):
         if f.grow is not None and (g.teacher is not None or not f.needs_teacher):
