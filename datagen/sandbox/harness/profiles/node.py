@@ -22,12 +22,15 @@ from pathlib import Path
 from datagen.config.sandbox import SandboxLimits
 from datagen.records.env import EnvPlan, InstallStep
 from datagen.sandbox.harness.profiles.base import (
+    IDS_FILE,
     EnvContext,
     Profile,
     ProfileEnv,
     TestResults,
     cached_env,
     copy_source,
+    fitting,
+    ids_file,
     read_json,
 )
 from datagen.sandbox.harness.profiles.registry import register
@@ -290,15 +293,14 @@ class JsProfile(Profile):
 def check_lines(fmt: str, report: str, tests: list[str]) -> list[str]:
     """Bash lines: node reads the report (format ``fmt``) and exits 0 only when every test
     of ``tests`` is reported as passed (the parse mirrors ``datagen/sandbox/harness/parsers.py``)."""
-    want = "\n".join(tests)
-    return [f"export DATAGEN_WANT={shlex.quote(want)}", f"node - {shlex.quote(fmt)} {shlex.quote(report)} "
+    return [*ids_file(tests), f"node - {shlex.quote(fmt)} {shlex.quote(report)} {IDS_FILE} "
             "<<'DATAGEN_CHECK_EOF'", _CHECK_JS.strip(), "DATAGEN_CHECK_EOF"]
 
 
 # The report check of the eval scripts (no dependency but node itself).
 _CHECK_JS = r"""
 const fs = require('fs');
-const [fmt, report] = process.argv.slice(2);
+const [fmt, report, idsFile] = process.argv.slice(2);
 const root = process.cwd() + '/';
 const rel = (p) => (p && p.startsWith(root) ? p.slice(root.length) : p || '');
 let text = '';
@@ -343,7 +345,7 @@ if (fmt === 'jest' || fmt === 'vitest') {
   }
 }
 let bad = 0;
-for (const id of (process.env.DATAGEN_WANT || '').split('\n').filter(Boolean)) {
+for (const id of fs.readFileSync(idsFile, 'utf8').split('\n').filter(Boolean)) {
   if (got.get(id) !== 'pass') { console.log('NOT PASSED: ' + id + ' (' + (got.get(id) || 'missing') + ')'); bad++; }
 }
 console.log(bad ? bad + ' test(s) did not pass' : 'all tests passed');
@@ -402,7 +404,9 @@ class JestProfile(JsProfile):
         if tests:
             files = sorted({_split(t)[0] for t in tests})
             names = [" ".join(_split(t)[1]) for t in tests if _split(t)[1]]
-            cmd += ["--runTestsByPath", *files] + (["-t", _alternation(names)] if names else [])
+            # too long for one command line: the whole files, then the whole suite (read per id)
+            narrow = ["--runTestsByPath", *files] + (["-t", _alternation(names)] if names else [])
+            cmd += fitting(narrow, ["--runTestsByPath", *files], [])
         return cmd
 
     def parse(self, text: str) -> TestResults:
@@ -426,7 +430,7 @@ class VitestProfile(JestProfile):
         if tests:
             files = sorted({_split(t)[0] for t in tests})
             names = [" ".join(_split(t)[1]) for t in tests if _split(t)[1]]
-            cmd += [*files] + (["-t", _alternation(names)] if names else [])
+            cmd += fitting([*files] + (["-t", _alternation(names)] if names else []), files, [])
         return cmd
 
 
@@ -445,7 +449,7 @@ class MochaProfile(JestProfile):
         cmd = ["node_modules/.bin/mocha", "--reporter", "json", "--reporter-options", f"output={self.report}"]
         cmd += mocha_script_args(env.plan.test_command[1:] if env.plan.test_command else [])
         if tests:
-            cmd += ["--grep", _alternation([" ".join(_split(t)[1]) for t in tests])]
+            cmd += fitting(["--grep", _alternation([" ".join(_split(t)[1]) for t in tests])], [])
         out = shlex.quote(MOCHA_STDOUT)
         return ["sh", "-c", f"{shlex.join(cmd)} > {out}; rc=$?; [ -s {shlex.quote(self.report)} ] || "
                 f"sed -n '/^{{$/,$p' {out} > {shlex.quote(self.report)}; exit $rc"]  # from the report's own first line
@@ -471,9 +475,8 @@ class AvaProfile(JsProfile):
     report = ".datagen-report.tap"
 
     def test_command(self, env: ProfileEnv, workdir: Path, tests: list[str] | None) -> list[str]:
-        run = ["node_modules/.bin/ava", "--tap"]
-        for t in sorted(set(tests or [])):
-            run += ["--match", t.split(" › ", 1)[-1]]
+        match = [arg for t in sorted(set(tests or [])) for arg in ("--match", t.split(" › ", 1)[-1])]
+        run = ["node_modules/.bin/ava", "--tap", *fitting(match, [])]
         return ["sh", "-c", f"{shlex.join(run)} > {self.report}"]
 
     def log_text(self, report: str) -> str:
