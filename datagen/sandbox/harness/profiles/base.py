@@ -20,6 +20,7 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import json
+import os
 import shlex
 import shutil
 import time
@@ -118,6 +119,10 @@ class Profile:
         """Test code by this ecosystem's conventions (strategies never target it)."""
         return conventional_test_file(path)
 
+    def looks_for(self) -> str:
+        """What ``detect`` looks for, in a few words (a repo no profile claims says so)."""
+        return (self.__doc__ or self.name).strip().splitlines()[0].rstrip(".")
+
     def missing_tool(self) -> ToolchainMissing | None:
         """The first tool of ``tools`` not on PATH here, or None when all are."""
         for tool, package in self.tools.items():
@@ -140,10 +145,13 @@ class Profile:
         return EnvPlan(profile=self.name)
 
     def env_key(self, src: Path, plan: EnvPlan) -> str:
-        """The env cache key: the plan, the dependency files' content and, once a profile
-        changes what its env folder holds, its ``env_version`` (older envs are then rebuilt)."""
+        """The env cache key: the plan, the dependency files' content, the tools that build
+        it (``tool_stamp``: an env built while Composer was missing is not reused once it is
+        installed) and, once a profile changes what its env folder holds, its ``env_version``
+        (older envs are then rebuilt)."""
         version = f"v{self.env_version}\0" if self.env_version > 1 else ""  # v1: the keys of before
-        h = hashlib.sha256(f"{self.name}\0{plan.key_material()}\0{version}".encode())
+        tools = [*self.tools, *(s.args[0] for s in plan.install if s.kind == "command" and s.args)]
+        h = hashlib.sha256(f"{self.name}\0{plan.key_material()}\0{version}{tool_stamp(tools)}".encode())
         for rel in self.dependency_files(src):
             h.update(rel.encode() + b"\0" + (src / rel).read_bytes() + b"\0")
         return h.hexdigest()[:16]
@@ -338,16 +346,38 @@ _TEST_SUFFIXES = ("_test.py", "_test.go", "_spec.rb", "_test.rb", "Test.java", "
 _JS_EXTS = (".js", ".mjs", ".cjs", ".ts", ".tsx", ".jsx", ".mts", ".cts")
 
 
+def unittest_name(name: str) -> bool:
+    """A Python test file's name: pytest's ``test_*.py``, or unittest discovery's ``testfoo.py``
+    (no underscore after ``test``: ``testing_utils.py`` is a helper)."""
+    return name.endswith(".py") and name.startswith("test") and (name.startswith("test_") or "_" not in name)
+
+
 def conventional_test_file(path: str) -> bool:
     """Test code by the common conventions of the ecosystems datagen knows (test folders,
-    ``test_*.py``, ``*_test.go``, ``*.test.ts``, ``*.spec.js``, ...)."""
+    ``test_*.py`` / ``testfoo.py`` (``unittest_name``), ``*_test.go``, ``*.test.ts``, ``*.spec.js``, ...)."""
     p = PurePosixPath(path)
     name = p.name
-    if name == "conftest.py" or name.startswith("test_") and name.endswith(".py") or name.endswith(_TEST_SUFFIXES):
+    if name == "conftest.py" or unittest_name(name) or name.endswith(_TEST_SUFFIXES):
         return True
     if any(part in TEST_DIRS for part in p.parts[:-1]):
         return True
     return any(name.endswith(f".{kind}{ext}") for kind in ("test", "spec") for ext in _JS_EXTS)
+
+
+def tool_stamp(tools: list[str]) -> str:
+    """Which of ``tools`` are on PATH here and which build of each (its real path, size and
+    modification time, so an upgrade changes it too): the part of an env's key that
+    records the tools that built it."""
+    out = []
+    for tool in sorted({t for t in tools if "/" not in t}):  # a repo's own script (./gradlew) is no tool
+        found = shutil.which(tool)
+        if found is None:
+            out.append(f"{tool}=-")
+            continue
+        real = os.path.realpath(found)
+        st = os.stat(real)
+        out.append(f"{tool}={real}:{st.st_size}:{st.st_mtime_ns}")
+    return "tools:" + ";".join(out)
 
 
 def read_json(path: Path) -> object:
