@@ -54,6 +54,8 @@ LOCK_FILES = (("pnpm-lock.yaml", "pnpm"), ("yarn.lock", "yarn"), ("package-lock.
 # npm: the project's own lifecycle scripts (``prepare``: often ``tsc --build``) are not run,
 # the dependencies' ones are (``npm rebuild``). A replay installs into the buggy tree, where
 # a build step would fail on the bug before any test ran (jshttp/content-type's ``prepare``).
+# A package whose tests load its build output runs its build before each test run instead,
+# going on when it fails (``build_plan``).
 _INSTALL = {
     "npm": ["sh", "-c", "npm ci --no-audit --no-fund --ignore-scripts && npm rebuild"],
     "npm-nolock": ["sh", "-c",
