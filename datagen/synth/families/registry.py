@@ -47,6 +47,7 @@ class Proposal:
     budget: int  # the candidates the repo's single bugs may use (``singles_budget``)
     teacher: Any = None
     made: list[Candidate] = field(default_factory=list)  # the repo's candidates from earlier families
+    row: dict[str, Any] = field(default_factory=dict)  # fields of the repo's row a family sets
 
 
 @dataclass
