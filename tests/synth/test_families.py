@@ -135,3 +135,9 @@ def test_the_first_drop_rule_that_refuses_names_the_reason(case: str, reason: st
         assert drop["duplicate_of"] == "shapes.x_v1.1"
     assert [r.__name__ for r in DROP_RULES] == ["duplicate_patch", "not_validated", "entity_quota",
                                                 "duplicate_break", "near_duplicate_patch"]
+
+
+def test_a_family_says_on_the_repo_row_why_it_proposed_nothing(tmp_path: Path) -> None:
+    state = _state(tmp_path)  # no test file: no group reaches a function
+    assert propose_all(_recipe(["feature"], 10), [state], None, Console(quiet=True)) == []
+    assert state.row.feature_detail.startswith("no test group reaches a function")
