@@ -247,7 +247,7 @@ class DifficultyScorer:
         out: dict[str, Graded] = {}
         try:
             with ThreadPoolExecutor(max(1, workers)) as pool:
-                laid = list(pool.map(lambda n: self._lay_out(jobs[n][0], jobs[n][1], root / str(n)),
+                laid = list(pool.map(lambda n: self.lay_out(jobs[n][0], jobs[n][1], root / str(n)),
                                      range(len(jobs))))
                 futures = [[pool.submit(self.grade, p, i, a) for i, a in enumerate(job[2])] if p.error is None
                            else [] for p, job in zip(laid, jobs)]
@@ -259,9 +259,11 @@ class DifficultyScorer:
             shutil.rmtree(root, ignore_errors=True)
         return out
 
-    def _lay_out(self, task: TaskRecord, base: Path, scratch: Path) -> _Prepared:
+    def lay_out(self, task: TaskRecord, base: Path, scratch: Path) -> _Prepared:
         """The task's environment, built (or reused) from its source at the base commit.
-        Built where the attempts are graded (a cluster node), after the policy was asked."""
+        Built where the attempts are graded (a cluster node), after the policy was asked;
+        ``error`` says why there is none. What ``grade`` takes, and what an agent's shell
+        runs on (``score.agent``)."""
         prep = _Prepared(task, base, scratch)
         src = scratch / "src"
         src.mkdir(parents=True)
@@ -340,6 +342,11 @@ class DifficultyScorer:
 
     def _row(self, task: TaskRecord, run_id: str, attempts: list[AttemptResult],
              error: str | None = None) -> DifficultyRow:
+        return self.task_row(task, run_id, attempts, error)
+
+    def task_row(self, task: TaskRecord, run_id: str, attempts: Sequence[AttemptResult],
+                 error: str | None = None) -> DifficultyRow:
+        """The task's pass rate over ``attempts`` (its Wilson interval), or why it has none."""
         if not self.cfg.enabled or error is not None:
             return DifficultyRow(run_id=run_id, instance_id=task.instance_id, policy_id=self.policy_id,
                                  k=0, passes=None, pass_rate=None, wilson_low=None, wilson_high=None,

@@ -193,7 +193,7 @@ class Grader:
                 return self._prepared[instance_id]
             task, base = self.tasks[instance_id]
             scratch = self.root / re.sub(r"[^\w.-]", "_", instance_id)
-            prep = self.scorer._lay_out(task, base, scratch)
+            prep = self.scorer.lay_out(task, base, scratch)
             scope = CancelScope.current()
             if scope is None or not scope.cancelled:  # a build cut short by a cancel is not kept
                 self._prepared[instance_id] = prep
