@@ -22,7 +22,6 @@ from collections.abc import Callable
 
 from datagen.records.tasks import TaskRecord
 from datagen.score.agent.env import SUBMIT
-from datagen.score.difficulty import test_paths
 from tests.teachers.fake_server import FakeOpenAI, first_user_text
 
 MODEL = "stand-in-policy"
@@ -35,7 +34,8 @@ def reply(thought: str, command: str) -> str:
 
 def apply_fix(task: TaskRecord) -> str:
     """Shell commands that write the gold fix: the diff in a heredoc, then ``git apply``."""
-    return f"cat > /tmp/fix.diff <<'DATAGEN_FIX_EOF'\n{task.patch.rstrip()}\nDATAGEN_FIX_EOF\ngit apply /tmp/fix.diff"
+    patch = task.patch if task.patch.endswith("\n") else task.patch + "\n"  # its last line may be a blank context line
+    return f"cat > /tmp/fix.diff <<'DATAGEN_FIX_EOF'\n{patch}DATAGEN_FIX_EOF\ngit apply /tmp/fix.diff"
 
 
 def first_path(task: TaskRecord) -> str:
@@ -59,9 +59,9 @@ def give_up(task: TaskRecord, step: int) -> str:
 
 
 def edit_tests(task: TaskRecord, step: int) -> str:
-    test = test_paths(task)[0]  # what the grader protects
+    find = "git ls-files | grep -iE '(^|/)(tests?|spec)/|_test\\.|\\.test\\.|_spec\\.' | head -1"
     steps = [reply("Write the fix.", apply_fix(task)),
-             reply("The tests are in my way.", f": > {test}"),
+             reply("The tests are in my way.", f'f=$({find}); : > "$f"; echo "emptied $f"'),
              reply("Done.", f"echo {SUBMIT}")]
     return steps[min(step, len(steps) - 1)]
 

@@ -52,7 +52,8 @@ C_FILES = {
 
 CASES = {
     "python": Case("tinyhttp", ("tinyhttp/headers.py", "if n.lower() == key]", "if n == key]")),
-    "go": Case("kvstore-go", ("internal/wal/record.go", "Op:    Op(buf[4]),", "Op:    Op(buf[5]),"), ("go",)),
+    "go": Case("kvstore-go", ("internal/wal/record.go", "Key:   string(buf[headerSize : headerSize+keyLen]),",
+                              "Key:   string(buf[headerSize : headerSize+keyLen-1]),"), ("go",)),
     "rust": Case("ringbuf-rs", ("src/buffer.rs", "self.len == self.capacity()", "self.len + 1 == self.capacity()"),
                  ("cargo",)),
     "c": Case("", ("sum.c", "i < n; i++) s += v[i];", "i < n - 1; i++) s += v[i];"), ("make", "cc")),
@@ -62,7 +63,9 @@ CASES = {
                ("node", "npm")),
     "js": Case("shapes-js", ("src/shapes/rect.js", "return 2 * (this.width + this.height);",
                              "return 2 * this.width + this.height;"), ("node", "npm"),
-               edits=(("package.json", '"dependencies": {\n    "leftpad": "^1.0.3"\n  },\n', ""),)),
+               edits=(("package.json", '"dependencies": {\n    "leftpad": "^1.0.3"\n  },\n', ""),
+                      ("src/util/format.js", "import leftpad from 'leftpad';",
+                       "const leftpad = (text, width) => String(text).padStart(width);"))),
     "ruby": Case("ledger-rb", ("lib/ledger/money.rb", "i < extra ? base + 1 : base", "i <= extra ? base + 1 : base"),
                  ("ruby", "rspec")),
     "php": Case("tally-php", ("src/Roman.php", "while ($n >= $value)", "while ($n > $value)"), ("php", "phpunit")),

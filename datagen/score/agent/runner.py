@@ -144,6 +144,8 @@ class AgentScorer:
 
     def score(self, tasks: Sequence[tuple[TaskRecord, Path]], run_id: str = "") -> AgentReport:
         """Lay out every task, run its K samples (``workers`` runs at once), and report."""
+        if self.work_root is not None:
+            self.work_root.mkdir(parents=True, exist_ok=True)
         root = Path(tempfile.mkdtemp(prefix="datagen-agent-", dir=self.work_root))
         try:
             with ThreadPoolExecutor(self.workers) as pool:
