@@ -14,7 +14,7 @@ from pathlib import Path, PurePosixPath
 
 from datagen.crawl.sources import ListedFile, Repo, read_git_blobs
 from datagen.sandbox.harness.profiles import registry
-from datagen.sandbox.harness.profiles.base import Profile
+from datagen.sandbox.harness.profiles.base import Profile, unittest_name
 from datagen.sandbox.harness.protect import is_protected
 
 # Listing skips that mean "not part of the repo's content" (the others are only CPT choices).
@@ -65,7 +65,7 @@ def is_test_file(path: str) -> bool:
     ``*_spec.rb``, ``test/*_test.rb``), PHPUnit (``tests/*Test.php``) and C/C++ test folders."""
     p = PurePosixPath(path)
     name = p.name
-    if name == "conftest.py" or name.startswith("test_") and name.endswith(".py") or name.endswith("_test.py"):
+    if name == "conftest.py" or unittest_name(name) or name.endswith("_test.py"):
         return True
     if any(part in PY_TEST_DIRS or part == "__tests__" for part in p.parts[:-1]):
         return True

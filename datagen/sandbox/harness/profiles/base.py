@@ -20,6 +20,7 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import json
+import os
 import shlex
 import shutil
 import time
@@ -118,6 +119,10 @@ class Profile:
         """Test code by this ecosystem's conventions (strategies never target it)."""
         return conventional_test_file(path)
 
+    def looks_for(self) -> str:
+        """What ``detect`` looks for, in a few words (a repo no profile claims says so)."""
+        return (self.__doc__ or self.name).strip().splitlines()[0].rstrip(".")
+
     def missing_tool(self) -> ToolchainMissing | None:
         """The first tool of ``tools`` not on PATH here, or None when all are."""
         for tool, package in self.tools.items():
@@ -140,10 +145,13 @@ class Profile:
         return EnvPlan(profile=self.name)
 
     def env_key(self, src: Path, plan: EnvPlan) -> str:
-        """The env cache key: the plan, the dependency files' content and, once a profile
-        changes what its env folder holds, its ``env_version`` (older envs are then rebuilt)."""
+        """The env cache key: the plan, the dependency files' content, the tools that build
+        it (``tool_stamp``: an env built while Composer was missing is not reused once it is
+        installed) and, once a profile changes what its env folder holds, its ``env_version``
+        (older envs are then rebuilt)."""
         version = f"v{self.env_version}\0" if self.env_version > 1 else ""  # v1: the keys of before
-        h = hashlib.sha256(f"{self.name}\0{plan.key_material()}\0{version}".encode())
+        tools = [*self.tools, *(s.args[0] for s in plan.install if s.kind == "command" and s.args)]
+        h = hashlib.sha256(f"{self.name}\0{plan.key_material()}\0{version}{tool_stamp(tools)}".encode())
         for rel in self.dependency_files(src):
             h.update(rel.encode() + b"\0" + (src / rel).read_bytes() + b"\0")
         return h.hexdigest()[:16]
@@ -285,21 +293,91 @@ def _script(what: str, plan: EnvPlan, lines: list[str]) -> str:
     return "\n".join([*head, *env, *lines]) + "\n"
 
 
+# --- test selections that fit any argument limit ---------------------------------------------
+# The most bytes the test selection of one command line may take, in datagen's runs and in the
+# eval scripts alike: under Linux's limit for a single argument or variable (MAX_ARG_STRLEN,
+# 128 KiB: one runner's regex of 1,700 test names passed it, and the command failed with
+# "Argument list too long") and far under ARG_MAX (2 MiB, shared with the environment). A
+# selection that does not fit runs wider (its whole test files, or the whole suite; the report
+# is still read per id), and the ids an eval script checks are a here-document (``ids_file``),
+# never an argument or a variable in the environment.
+ARGS_BUDGET = 100_000
+IDS_FILE = ".datagen-eval-ids"  # the eval scripts' ids, one a line, in the checkout
+
+
+def args_bytes(args: list[str]) -> int:
+    """The bytes ``args`` take on a command line (each with its terminating NUL)."""
+    return sum(len(a.encode()) + 1 for a in args)
+
+
+def fitting(*selections: list[str]) -> list[str]:
+    """The first of ``selections`` (the narrowest first) whose arguments fit ``ARGS_BUDGET``;
+    the last one (the widest: whole files, or nothing for the whole suite) when none does."""
+    for selection in selections[:-1]:
+        if args_bytes(selection) <= ARGS_BUDGET:
+            return selection
+    return selections[-1]
+
+
+def chunks(items: list[str], budget: int | None = None) -> list[list[str]]:
+    """``items`` in order, cut into runs whose shell-quoted words take at most ``budget`` bytes
+    (default ``ARGS_BUDGET``): the parts of a selection a runner is given one run at a time."""
+    budget = ARGS_BUDGET if budget is None else budget
+    out: list[list[str]] = [[]]
+    size = 0
+    for item in items:
+        n = len(shlex.quote(item).encode()) + 1
+        if out[-1] and size + n > budget:
+            out.append([])
+            size = 0
+        out[-1].append(item)
+        size += n
+    return out
+
+
+def ids_file(tests: list[str], path: str = IDS_FILE) -> list[str]:
+    """Bash lines that write ``tests`` (ids, one a line) into ``path`` in the checkout: a quoted
+    here-document, so any number of ids fits (no argument and no variable holds them)."""
+    return [f"cat > {path} <<'DATAGEN_IDS_EOF'", *tests, "DATAGEN_IDS_EOF"]
+
+
 TEST_DIRS = frozenset({"tests", "test", "testing", "__tests__", "spec", "testdata"})
 _TEST_SUFFIXES = ("_test.py", "_test.go", "_spec.rb", "_test.rb", "Test.java", "Tests.java", "Test.php")
 _JS_EXTS = (".js", ".mjs", ".cjs", ".ts", ".tsx", ".jsx", ".mts", ".cts")
 
 
+def unittest_name(name: str) -> bool:
+    """A Python test file's name: pytest's ``test_*.py``, or unittest discovery's ``testfoo.py``
+    (no underscore after ``test``: ``testing_utils.py`` is a helper)."""
+    return name.endswith(".py") and name.startswith("test") and (name.startswith("test_") or "_" not in name)
+
+
 def conventional_test_file(path: str) -> bool:
     """Test code by the common conventions of the ecosystems datagen knows (test folders,
-    ``test_*.py``, ``*_test.go``, ``*.test.ts``, ``*.spec.js``, ...)."""
+    ``test_*.py`` / ``testfoo.py`` (``unittest_name``), ``*_test.go``, ``*.test.ts``, ``*.spec.js``, ...)."""
     p = PurePosixPath(path)
     name = p.name
-    if name == "conftest.py" or name.startswith("test_") and name.endswith(".py") or name.endswith(_TEST_SUFFIXES):
+    if name == "conftest.py" or unittest_name(name) or name.endswith(_TEST_SUFFIXES):
         return True
     if any(part in TEST_DIRS for part in p.parts[:-1]):
         return True
     return any(name.endswith(f".{kind}{ext}") for kind in ("test", "spec") for ext in _JS_EXTS)
+
+
+def tool_stamp(tools: list[str]) -> str:
+    """Which of ``tools`` are on PATH here and which build of each (its real path, size and
+    modification time, so an upgrade changes it too): the part of an env's key that
+    records the tools that built it."""
+    out = []
+    for tool in sorted({t for t in tools if "/" not in t}):  # a repo's own script (./gradlew) is no tool
+        found = shutil.which(tool)
+        if found is None:
+            out.append(f"{tool}=-")
+            continue
+        real = os.path.realpath(found)
+        st = os.stat(real)
+        out.append(f"{tool}={real}:{st.st_size}:{st.st_mtime_ns}")
+    return "tools:" + ";".join(out)
 
 
 def read_json(path: Path) -> object:

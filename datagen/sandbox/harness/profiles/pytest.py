@@ -15,7 +15,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from datagen.records.env import EnvPlan, InstallStep
-from datagen.sandbox.harness.profiles.base import EnvContext, Profile, ProfileEnv, TestResults, conventional_test_file
+from datagen.sandbox.harness.profiles.base import (
+    ARGS_BUDGET,
+    EnvContext,
+    Profile,
+    ProfileEnv,
+    TestResults,
+    chunks,
+    conventional_test_file,
+    fitting,
+)
 from datagen.sandbox.harness.profiles.registry import register
 
 if TYPE_CHECKING:
@@ -204,11 +213,24 @@ class PytestProfile(Profile):
         return render_dockerfile(plan, repo)
 
     def detect(self, src: Path, paths: list[str]) -> bool:
-        """A file pytest collects by default (``test_*.py`` / ``*_test.py``): a Python helper
-        script in a C or JS repo's ``tests/`` folder (e.g. a vendored test framework's tools)
-        does not make the repo a pytest repo."""
+        """A file pytest collects by the repo's config (default ``test_*.py`` / ``*_test.py``),
+        by the config of a suite folder with its own conftest.py (``src/tests/pytest.ini``), or
+        a unittest file pytest's names miss (``pkg/tests/testfoo.py``, see ``unittest_style``):
+        a Python helper script in a C or JS repo's ``tests/`` folder (e.g. a vendored test
+        framework's tools) does not make the repo a pytest repo."""
+        from datagen.sandbox.envs.python.plan import unittest_style
+
         patterns = python_files(src)
-        return any(_pytest_collects(p, patterns) for p in paths)
+        if any(_pytest_collects(p, patterns) for p in paths):
+            return True
+        for folder in nested_suite_patterns(src):
+            if any(p.startswith(folder[0] + "/") and _pytest_collects(p, folder[1]) for p in paths):
+                return True
+        return any(unittest_style(src / p) for p in paths if p.endswith(".py") and "/test" in f"/{p}")
+
+    def looks_for(self) -> str:
+        patterns = " ".join(DEFAULT_PYTHON_FILES)
+        return f"Python test files ({patterns}, unittest test*.py, or the config's python_files)"
 
     def plan(self, src: Path) -> EnvPlan:
         try:  # the environments work's rules, where they have landed
@@ -252,6 +274,9 @@ class PytestProfile(Profile):
         # command's folders where the ini names none), as the repo's own runs collect it
         ids = sorted(set(tests or []))
         args = [PLAIN_ASSERTS, *ids] if names_code_doctests(ids) else ids
+        # ids too many for one command line: their whole files (the report is read per id)
+        files = sorted({t.split("::", 1)[0] for t in ids})
+        args = fitting(args, [PLAIN_ASSERTS, *files] if args[:1] == [PLAIN_ASSERTS] else files, [])
         return pytest_command(self.python(env), self.report, args or suite_paths(env.plan, workdir), env.plan)
 
     def budget_vars(self, env: ProfileEnv) -> dict[str, str]:
@@ -259,7 +284,8 @@ class PytestProfile(Profile):
         fewer Hypothesis examples (``BUDGET_EXAMPLES``), and pytest-benchmark's benchmarks run
         once each, as plain tests (``--benchmark-disable`` in ``PYTEST_ADDOPTS``: cattrs'
         ``bench/`` files, collected first, took the whole budget with their warm-ups)."""
-        if HYPOTHESIS_EXAMPLES in env.plan.env or "PYTEST_ADDOPTS" in env.plan.env:
+        addopts = env.plan.env.get("PYTEST_ADDOPTS", "")
+        if HYPOTHESIS_EXAMPLES in env.plan.env or "--benchmark-disable" in addopts:
             return {}
         site = [] if env.path is None else list(Path(env.path).glob("venv/lib/python*/site-packages"))
 
@@ -269,7 +295,8 @@ class PytestProfile(Profile):
 
         out = {HYPOTHESIS_EXAMPLES: str(BUDGET_EXAMPLES)} if has("hypothesis", "hypothesis") else {}
         bench = has("pytest[-_]benchmark", "pytest_benchmark")
-        return out | ({"PYTEST_ADDOPTS": "--benchmark-disable"} if bench else {})
+        # added to the plan's own options (a repo's python_files), never in place of them
+        return out | ({"PYTEST_ADDOPTS": f"{addopts} --benchmark-disable".strip()} if bench else {})
 
     def marked_flaky(self, src: Path, tests: list[str]) -> set[str]:
         """Tests under ``@pytest.mark.flaky`` (on the function or its class): zipp's big-O
@@ -357,8 +384,8 @@ class PytestProfile(Profile):
 
     def eval_commands(self, plan: EnvPlan, tests: list[str]) -> list[str]:
         # pytest exits 0 only when every node id given ran and passed (an unknown id is exit 4).
-        # A long list is split over several runs: one command line holds at most ARG_MAX
-        # (2 MB here) and a 64 000-test suite's ids (packaging's) are 6 MB.
+        # A long list is split over several runs, each within the shared ARGS_BUDGET: a
+        # 64 000-test suite's ids (packaging's) are 6 MB, and one command line holds 2 MB.
         # as the sandboxed runs had it: a fixed hash seed (set orders in doctest output), no
         # user site folder, no inherited PYTHON* variables that change how tests run
         lines = [f"if [ -f {_VENV}/bin/activate ]; then . {_VENV}/bin/activate; fi",
@@ -375,7 +402,7 @@ class PytestProfile(Profile):
         tries = " || ".join([f'{run} "$@"', *[f'{run} --lf "$@"'] * EVAL_RERUNS])
         lines += ['cache="$(mktemp -d)" || exit 2', """trap 'rm -rf "$cache"' EXIT""", f"tries() {{ {tries}; }}"]
         runs = [f"tries {shlex.join(part)} || status=1"
-                for part in _chunks(in_testpaths_order(tests, plan.test_paths), EVAL_ARGS_BYTES)]
+                for part in chunks(in_testpaths_order(tests, plan.test_paths), EVAL_ARGS_BYTES)]
         return [*lines, "status=0", *runs, 'exit "$status"']
 
 
@@ -441,22 +468,15 @@ def in_testpaths_order(tests: list[str], test_paths: list[str]) -> list[str]:
     return sorted(tests, key=rank)
 
 
-EVAL_ARGS_BYTES = 256_000  # node ids on one pytest command line of an eval_script
+EVAL_ARGS_BYTES = ARGS_BUDGET  # node ids on one pytest command line of an eval_script
 EVAL_RERUNS = 2  # an eval_script's reruns of the tests that failed (validation runs each side 3 times)
 
 
-def _chunks(tests: list[str], budget: int) -> list[list[str]]:
-    """``tests`` in order, cut into runs whose quoted ids take at most ``budget`` bytes."""
-    out: list[list[str]] = [[]]
-    size = 0
-    for t in tests:
-        n = len(shlex.quote(t).encode()) + 1
-        if out[-1] and size + n > budget:
-            out.append([])
-            size = 0
-        out[-1].append(t)
-        size += n
-    return out
+def nested_suite_patterns(src: Path) -> list[tuple[str, tuple[str, ...]]]:
+    """(folder, python_files) of each suite folder with its own conftest.py and pytest config."""
+    from datagen.sandbox.envs.python.plan import nested_suites
+
+    return [(f, python_files(src / f)) for f in nested_suites(src)]
 
 
 def python_files(src: Path) -> tuple[str, ...]:

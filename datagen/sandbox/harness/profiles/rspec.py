@@ -11,7 +11,9 @@ import shlex
 from pathlib import Path
 
 from datagen.records.env import EnvPlan
+from datagen.sandbox.harness.checks import awk_program
 from datagen.sandbox.harness.parsers import parse_rspec_json
+from datagen.sandbox.harness.profiles._replay import ids_lines
 from datagen.sandbox.harness.profiles._ruby import (
     ensure_ruby_env,
     ruby_dependency_files,
@@ -20,17 +22,8 @@ from datagen.sandbox.harness.profiles._ruby import (
     ruby_prefix,
     ruby_setup_lines,
 )
-from datagen.sandbox.harness.profiles.base import EnvContext, Profile, ProfileEnv, TestResults
+from datagen.sandbox.harness.profiles.base import EnvContext, Profile, ProfileEnv, TestResults, fitting, ids_file
 from datagen.sandbox.harness.profiles.registry import register
-
-# Reads rspec's JSON report (one line) and prints "NOT PASSED: <id>" for each id of $IDS whose
-# example is not in it as passed; $KEYS holds, one a line, the JSON text a passed example has.
-RSPEC_CHECK_AWK = r"""
-{ text = text $0 }
-END { n = split(ENVIRON["KEYS"], keys, "\n"); split(ENVIRON["IDS"], ids, "\n"); rc = 0
-  for (i = 1; i <= n; i++) if (keys[i] != "" && index(text, keys[i]) == 0) { print "NOT PASSED: " ids[i]; rc = 1 }
-  exit rc }
-"""
 
 
 def rspec_selection(tests: list[str]) -> list[str]:
@@ -39,6 +32,9 @@ def rspec_selection(tests: list[str]) -> list[str]:
     made as the example runs, so ``-e <description>`` never selects it (necromancer's replays
     failed so while the whole-suite runs that validated them had passed)."""
     return sorted({t.split("::", 1)[0] for t in tests})
+
+
+KEYS_FILE = ".datagen-eval-keys"  # the eval script's passed-example keys, one a line
 
 
 def passed_key(test_id: str) -> str:
@@ -60,6 +56,7 @@ class RSpecProfile(Profile):
     report = ".datagen-report.json"
     image, image_default = "ruby:{version}", "ruby:3"
     tool_gem = "rspec"  # the gem of the test tool a replay on the machine's gems installs where missing
+    env_version = 2  # 2: the env holds the stand-ins for coverage, debug and reporter gems
 
     def detect(self, src: Path, paths: list[str]) -> bool:
         return any(p.endswith("_spec.rb") for p in paths)
@@ -78,7 +75,7 @@ class RSpecProfile(Profile):
 
     def test_command(self, env: ProfileEnv, workdir: Path, tests: list[str] | None) -> list[str]:
         return [*ruby_prefix(env), "rspec", "--no-color", "--format", "json", "--out", self.report,
-                "--format", "progress", *(rspec_selection(tests) if tests else [])]
+                "--format", "progress", *fitting(rspec_selection(tests or []), [])]
 
     def parse(self, text: str) -> TestResults:
         return parse_rspec_json(text)
@@ -92,8 +89,8 @@ class RSpecProfile(Profile):
 
     def eval_commands(self, plan: EnvPlan, tests: list[str]) -> list[str]:
         run = ["rspec", "--no-color", "--format", "json", "--out", ".datagen-eval.json", "--format", "progress",
-               *rspec_selection(tests)]
-        keys = "\n".join(passed_key(t) for t in tests)
+               *fitting(rspec_selection(tests), [])]
+        keys = [passed_key(t) for t in tests]
         return [*ruby_eval_prefix(plan), f"$RUN {shlex.join(run)}",
-                "export IDS=" + shlex.quote("\n".join(tests)), "export KEYS=" + shlex.quote(keys),
-                f"awk {shlex.quote(RSPEC_CHECK_AWK)} .datagen-eval.json", "exit $?"]
+                *ids_lines(tests), *ids_file(keys, KEYS_FILE), f"export KEYS_FILE={KEYS_FILE}",
+                f"awk {shlex.quote(awk_program('rspec'))} .datagen-eval.json", "exit $?"]
