@@ -1,13 +1,13 @@
 """K agent runs per task, each graded like any attempt, infrastructure failures masked.
 
-For every task the environment is laid out once (``DifficultyScorer.lay_out``, what the grader
-uses); each run gets a fresh working copy (``env.working_copy``), mini-swe-agent's loop
-(``agent.make_agent``) with our sandboxed environment and our teacher-backed model, and ends
-with the working copy's diff graded by ``DifficultyScorer.grade`` (the code ``serve grader``
-runs: forbidden test edits refused, then the task's tests in the sandbox).
+Grading is ``score.grading.TaskGrader``, the core of ``datagen serve grader``: it lays each
+task's environment out once (``environment``), which every run's shell then uses too; each run
+gets a fresh working copy (``env.working_copy``), mini-swe-agent's loop (``agent.make_agent``)
+with our sandboxed environment and our teacher-backed model, and ends with the working copy's
+diff graded by ``TaskGrader.grade`` (forbidden test edits refused, then the task's tests).
 
 A run that failed for the infrastructure's sake (the model server did not answer, the sandbox
-could not run a command, grading could not lay the task out) is masked: neither a pass nor a
+could not run a command, the grader answered ``infra_error``) is masked: neither a pass nor a
 failure, and run again up to ``agent.max_reruns`` times. Each run is stored as JSON as soon as
 it ends (``store``), so a resumed build never runs it again; its model calls are also in the
 teacher cache.
@@ -40,17 +40,15 @@ from datagen.score.agent.agent import make_agent, template
 from datagen.score.agent.env import SandboxEnvironment, SandboxFailure, final_diff, working_copy
 from datagen.score.agent.model import TeacherModel, TeacherModelConfig
 from datagen.score.attempt import AttemptResult
-from datagen.score.difficulty import DifficultyScorer
+from datagen.score.difficulty import DifficultyScorer, Prepared
+from datagen.score.grading import TaskGrader
 from datagen.teachers.base import Teacher
-from datagen.teachers.types import TeacherResult
 
 EXIT_STATUS = {"Submitted": "submitted", "LimitsExceeded": "step_limit", "TimeExceeded": "time_limit",
                "TokenLimitExceeded": "token_limit", "ContextLimitExceeded": "context_limit",
                "RepeatedFormatError": "format_error", "ModelError": "model_error"}
 INFRA = {"model_error", "sandbox_error"}
 LIMITS = {"step_limit", "time_limit", "token_limit", "context_limit"}
-# grading reasons that are the task's or the machine's, not the run's (the grader's infra_error)
-GRADING_INFRA = {"repo_missing", "bad_base_commit", "no_required_tests", "working_copy_failed"}
 
 
 @dataclass
@@ -129,8 +127,8 @@ class AgentScorer:
         self.agent_cfg = cfg.agent
         self.policy = policy
         self.sandbox = sandbox
-        self.grading = DifficultyScorer(cfg, None, sandbox, limits=limits, env=env, ro_paths=ro_paths,
-                                        work_root=work_root)
+        self.limits, self.env_config = limits, env
+        self.rows = DifficultyScorer(cfg, None, sandbox)  # pass rates and their Wilson band, as in mode single
         self.command_limits = (limits or SandboxLimits()).model_copy(
             update={"timeout_s": cfg.agent.command_timeout_s, "network": False})
         self.ro_paths = tuple(Path(p) for p in ro_paths)
@@ -146,14 +144,16 @@ class AgentScorer:
         """Lay out every task, run its K samples (``workers`` runs at once), and report."""
         if self.work_root is not None:
             self.work_root.mkdir(parents=True, exist_ok=True)
-        root = Path(tempfile.mkdtemp(prefix="datagen-agent-", dir=self.work_root))
+        grader = TaskGrader({t.instance_id: (t, b) for t, b in tasks}, self.sandbox, timeout_s=self.cfg.test_timeout_s,
+                            limits=self.limits, env=self.env_config, ro_paths=self.ro_paths, work_root=self.work_root,
+                            workers=self.workers)
         try:
             with ThreadPoolExecutor(self.workers) as pool:
-                laid = list(pool.map(lambda n: self.grading.lay_out(*tasks[n], root / str(n)), range(len(tasks))))
+                laid = list(pool.map(lambda t: grader.environment(t[0].instance_id), tasks))
                 jobs = [(p, s) for p in laid if p.error is None for s in range(self.cfg.k)]
-                done = list(pool.map(lambda job: self.run_sample(*job), jobs))
+                done = list(pool.map(lambda job: self.run_sample(grader, *job), jobs))
         finally:
-            shutil.rmtree(root, ignore_errors=True)
+            grader.close()
         runs: dict[str, list[AgentRun]] = {}
         for (prep, _), sample_runs in zip(jobs, done, strict=True):
             runs.setdefault(prep.task.instance_id, []).extend(sample_runs)
@@ -169,7 +169,7 @@ class AgentScorer:
             error = prep.error or (None if measured else "every run masked")
             out.runs += mine
             out.attempts += attempts
-            out.tasks.append(self.grading.task_row(task, run_id, attempts, error))
+            out.tasks.append(self.rows.task_row(task, run_id, attempts, error))
             out.totals.append(self._totals(task, run_id, mine, prep.error))
         return out
 
@@ -185,10 +185,10 @@ class AgentScorer:
             seconds=round(sum(r.wall_s + r.grade_s for r in runs), 3), error=error)
 
     # -- one sample: its runs until one is not masked ---------------------------------------
-    def run_sample(self, prep, sample: int) -> list[AgentRun]:
+    def run_sample(self, grader: TaskGrader, prep: Prepared, sample: int) -> list[AgentRun]:
         runs = []
         for rerun in range(self.agent_cfg.max_reruns + 1):
-            run = self._stored(prep.task, sample, rerun) or self._store(self.run_once(prep, sample, rerun))
+            run = self._stored(prep.task, sample, rerun) or self._store(self.run_once(grader, prep, sample, rerun))
             runs.append(run)
             if not run.masked:
                 break
@@ -209,7 +209,7 @@ class AgentScorer:
             atomic_write(path, json.dumps(asdict(run), sort_keys=True), mkdir=True)
         return run
 
-    def run_once(self, prep, sample: int, rerun: int) -> AgentRun:
+    def run_once(self, grader: TaskGrader, prep: Prepared, sample: int, rerun: int) -> AgentRun:
         """One run in a fresh working copy, then its diff graded (unless masked)."""
         task = prep.task
         scratch = Path(tempfile.mkdtemp(prefix=f"run-{sample}.{rerun}-", dir=prep.scratch))
@@ -225,7 +225,7 @@ class AgentScorer:
             if run.exit_status in INFRA or (self.agent_cfg.mask_limits and run.exit_status in LIMITS):
                 return self._masked(run, run.exit_status)
             run.diff = final_diff(work, pristine)
-            return self._grade(run, prep)
+            return self._grade(run, grader)
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
 
@@ -234,7 +234,7 @@ class AgentScorer:
         run.masked, run.passed, run.reason = True, None, reason
         return run
 
-    def _roll_out(self, run: AgentRun, prep, work: Path, sample: int) -> None:
+    def _roll_out(self, run: AgentRun, prep: Prepared, work: Path, sample: int) -> None:
         """mini-swe-agent's loop on the working copy; the run's status, cost and trajectory."""
         a = self.agent_cfg
         env = SandboxEnvironment(workdir=work, sandbox=self.sandbox, limits=self.command_limits,
@@ -263,13 +263,12 @@ class AgentScorer:
         u = model.usage
         run.tokens_in, run.tokens_out, run.cached_calls = u.tokens_in, u.tokens_out, u.cached
 
-    def _grade(self, run: AgentRun, prep) -> AgentRun:
-        """The diff graded by the grader's code; a grading that could not run is masked."""
-        started = time.monotonic()
-        answer = TeacherResult(key=run.trajectory_id, status="ok", texts=[run.diff])
-        graded = self.grading.grade(prep, run.sample, answer)
-        run.grade_s = time.monotonic() - started
-        if graded.reason in GRADING_INFRA:
-            return self._masked(run, graded.reason)
-        run.passed, run.reason = graded.passed, graded.reason
+    @staticmethod
+    def _grade(run: AgentRun, grader: TaskGrader) -> AgentRun:
+        """The diff graded by the grader; a grade that could not be made is masked."""
+        graded = grader.grade(run.instance_id, run.diff)
+        run.grade_s = graded.seconds
+        if graded.status == "infra_error":
+            return AgentScorer._masked(run, graded.reason or "infra_error")
+        run.passed, run.reason = graded.resolved, graded.reason
         return run
