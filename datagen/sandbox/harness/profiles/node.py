@@ -203,6 +203,9 @@ class JsProfile(Profile):
     def detect(self, src: Path, paths: list[str]) -> bool:
         return (src / "package.json").is_file() and js_runner(src) == self.name
 
+    def looks_for(self) -> str:
+        return f"a package.json whose test script (or dependencies) names {self.name}"
+
     def task_language(self, src: Path | None = None) -> str:
         """typescript when the repo's own sources are mostly .ts / .tsx files."""
         if src is None:
@@ -411,6 +414,9 @@ class NodeTestProfile(JsProfile):
     tools = {"node": "nodejs"}
     report = ".datagen-report.xml"
     covers_lines = True
+
+    def looks_for(self) -> str:
+        return "a package.json whose test script runs node --test"
 
     def suite_argv(self) -> list[str]:
         return ["node", "--test"]
