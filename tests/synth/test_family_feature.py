@@ -10,11 +10,12 @@ from datagen.records.tasks import TaskRecord
 from datagen.synth.emit import CopyIndex
 from datagen.synth.entities import extract_entities
 from datagen.synth.families.feature import FeatureSize, changed_line_count, choose, feature_candidates, interface
+from datagen.synth.languages import spec
 from datagen.synth.reach import blocks, load_time, static_reach
 from datagen.synth.source import is_valid
 from datagen.synth.spread import family_markdown
 from datagen.synth.statements import RepoTokens, feature_statement, leak, listed_tests
-from datagen.synth.stubs import STUBS, signature, stub_file
+from datagen.synth.stubs import signature, stub_file
 
 # one function per language: (path, text, the signature the stub keeps, a line only the body holds)
 SOURCES = {
@@ -49,7 +50,7 @@ def test_stub_keeps_the_interface_and_parses(lang: str) -> None:
     funcs = [e for e in extract_entities(path, text, lang) if e.kind in ("function", "method")]
     new, stubbed = stub_file(path, text, funcs)
     assert stubbed == funcs
-    assert body_line not in new and STUBS[lang].statement in new
+    assert body_line not in new and spec(lang).stub.statement in new
     assert is_valid(new, lang, path)
     assert signature(text, funcs[0]) == sig and sig.split("(")[0].split()[-1] in new
     doc = next((line for line in text.splitlines() if "area." in line), None)
