@@ -4,8 +4,9 @@ What the ``feature`` family removes: the interface a group of tests calls stays 
 parameters, types, doc comments and Python docstrings), every statement of the body goes,
 and in its place stands the statement each language uses for "not written yet" (its
 spec's ``Stub``, ``synth/languages/``, the one stub table the ``removal`` family uses
-too). The result still compiles: a stub never returns, or returns zero values (Go); Go's
-imports that only the removed bodies used are dropped as well (``go vet`` would refuse them).
+too). The result still compiles: a stub never returns, so no return value is missing;
+Go's imports that only the removed bodies used are dropped as well (``go vet`` would
+refuse them).
 """
 
 from __future__ import annotations
@@ -97,32 +98,11 @@ def stub_edit(src: Source, entity: Entity) -> Edit | None:
         return None
     lines = [stub]
     fn = _function_of(src.entity_node(entity))
-    if how.zero_returns:
-        ret = zero_return(src, fn)
-        lines += [ret] if ret else []
     if how.void_uses:
         lines = [f"(void){name};" for name in _c_uses(src, fn, body)] + lines
     close = src.line_indent(body.end_byte) if _owns_line_end(src, body) else head
     inner = "".join(head + step + line + "\n" for line in lines)
     return body.start_byte, body.end_byte, "{\n" + inner + close + "}"
-
-
-def zero_return(src: Source, fn: Node) -> str:
-    """``return`` with the zero value of each result (``*new(T)``), a bare one for named
-    results, '' for none."""
-    result = fn.child_by_field_name("result")
-    if result is None:
-        return ""
-    if result.type != "parameter_list":
-        return f"return *new({src.text_of(result)})"
-    types = []
-    for decl in result.named_children:
-        if decl.type not in ("parameter_declaration", "variadic_parameter_declaration"):
-            continue
-        if decl.child_by_field_name("name") is not None:
-            return "return"
-        types.append(src.text_of(decl.child_by_field_name("type")))
-    return "return " + ", ".join(f"*new({t})" for t in types) if types else ""
 
 
 def _c_uses(src: Source, fn: Node, body: Node) -> list[str]:

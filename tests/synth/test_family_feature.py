@@ -235,11 +235,11 @@ def test_a_feature_leaves_at_least_half_the_groups_untouched() -> None:
     assert picked == [by_name["parse"], by_name["normalize"]]
 
 
-def test_go_stubs_return_zero_values_and_c_stubs_keep_their_uses() -> None:
+def test_go_stubs_panic_and_c_stubs_keep_their_uses() -> None:
     go = ("package a\n\nfunc F(a int) (x int, err error) {\n\treturn a, nil\n}\n\n"
           "func G[V any](v V) (V, bool) {\n\treturn v, true\n}\n\nfunc H() {\n\tF(1)\n}\n")
     new, _ = stub_file("a.go", go, extract_entities("a.go", go, "go"))
-    assert "\treturn\n" in new and "return *new(V), *new(bool)" in new and "panic" not in new
+    assert new.count('panic("not implemented")') == 3 and "return" not in new
     assert "F(1)" not in new and is_valid(new, "go", "a.go")
     c = ("static int first(const char *s) {\n    return s[0];\n}\n\n"
          "int score(const char *s, int n) {\n    return first(s) * n;\n}\n")

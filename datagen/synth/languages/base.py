@@ -27,9 +27,6 @@ class Stub:
     # statements: Ruby's statements between the signature and ``end``
     expression_bodies: bool = False  # an arrow function's expression body becomes a braced stub
     drops_unused_imports: bool = False  # Go: an import only the removed bodies used must go
-    # Go: the stub returns zero values too (a panic ends the whole package's test run,
-    # so no test after it would pass)
-    zero_returns: bool = False
     # C / C++: the parameters and the file's static functions the body called are cast to
     # void, so -Wunused-parameter / -Wunused-function under -Werror still build
     void_uses: bool = False

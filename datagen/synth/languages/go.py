@@ -44,9 +44,9 @@ GRAMMAR = Grammar(
 GO = LanguageSpec(
     name="go",
     branches=frozenset({"if_statement", "for_statement", "expression_case", "type_case", "communication_case"}),
-    # not a panic: a panic ends the package's whole test binary, so every test after the one
-    # that called the stub would fail too; the zero values fail only the tests that use them
-    stub=Stub("// not implemented", drops_unused_imports=True, zero_returns=True),
+    # a panic ends the package's test binary: the tests after the one that called a stub
+    # do not run (a feature task's FAIL_TO_PASS counts them)
+    stub=Stub('panic("not implemented")', drops_unused_imports=True),
     indent="\t",
     defs={"function_declaration": "function", "method_declaration": "method"},
     name_of=_name,

@@ -2,7 +2,7 @@
 
 Every language writes the stub its spec names (``LanguageSpec.stub``, the one stub table
 the ``feature`` family uses too): Python raises ``NotImplementedError`` after the
-docstring, JS/TS throws, Go returns its zero values, Rust calls ``todo!()``, ...
+docstring, JS/TS throws, Go panics, Rust calls ``todo!()``, ...
 """
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ from datagen.synth.entities import LANGS, Entity
 from datagen.synth.source import Edit, Node, Source, statements
 from datagen.synth.strategies.base import FUNCS, Strategy, definition
 from datagen.synth.strategies.registry import register
-from datagen.synth.stubs import zero_return
 
 
 def is_docstring(node: Node) -> bool:
@@ -36,21 +35,19 @@ def docstring_stub(src: Source, fn: Node) -> Edit | None:
     return keep.end_byte, keep.end_byte, "\n" + src.indent_of(keep) + stub
 
 
-def brace_stub(src: Source, body: Node, lines: list[str], unit: str) -> Edit | None:
-    """Edit replacing what is between a body's braces by the stub's ``lines`` (indented like
-    the old first statement, else one ``unit`` deeper than the closing brace); a one-line
-    body stays on its line when the stub is one statement."""
+def brace_stub(src: Source, body: Node, stub: str, unit: str) -> Edit | None:
+    """Edit replacing what is between a body's braces by ``stub`` (indented like the old
+    first statement, else one ``unit`` deeper than the closing brace)."""
     open_brace, close_brace = body.children[0], body.children[-1]
     if open_brace.type != "{" or close_brace.type != "}":
         return None
-    one_statement = len(lines) == 1 and not lines[0].startswith("//")
-    if open_brace.start_point[0] == close_brace.start_point[0] and one_statement:  # a one-line body
-        return open_brace.end_byte, close_brace.start_byte, f" {lines[0]} "
+    if open_brace.start_point[0] == close_brace.start_point[0]:  # a one-line body
+        return open_brace.end_byte, close_brace.start_byte, f" {stub} "
     outer = src.line_indent(close_brace.start_byte)
     first = body.named_children[0] if body.named_children else None
     on_own_line = first is not None and first.start_point[0] > open_brace.start_point[0]
     inner = src.line_indent(first.start_byte) if on_own_line else outer + unit
-    return open_brace.end_byte, close_brace.start_byte, "\n" + "".join(f"{inner}{line}\n" for line in lines) + outer
+    return open_brace.end_byte, close_brace.start_byte, f"\n{inner}{stub}\n{outer}"
 
 
 def body_stub(src: Source, fn: Node) -> Edit | None:
@@ -65,8 +62,7 @@ def body_stub(src: Source, fn: Node) -> Edit | None:
         return body.start_byte, body.end_byte, how.statement
     if how.expression_bodies and body.type != "statement_block":  # an arrow function's expression body
         return body.start_byte, body.end_byte, "{ " + how.statement + " }"
-    ret = zero_return(src, fn) if how.zero_returns else ""
-    return brace_stub(src, body, [how.statement, *([ret] if ret else [])], src.spec.indent)
+    return brace_stub(src, body, how.statement, src.spec.indent)
 
 
 @register
