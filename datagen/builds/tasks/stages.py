@@ -35,11 +35,17 @@ from datagen.synth.entities import extract_entities
 from datagen.synth.feature_tasks import FAMILY as FEATURE
 from datagen.synth.feature_tasks import FeatureSize, doc_comments, feature_candidates, interface
 from datagen.synth.gitrepo import TaskRepo
+from datagen.synth.interface import task_interface
 from datagen.synth.mining import combine_candidates, history_candidates
 from datagen.synth.reach import coverage_reach, static_reach
-from datagen.synth.snapshot import detect_profile, non_blank_lines, snapshot_files, source_files, write_snapshot
-from datagen.synth.interface import task_interface
-from datagen.synth.snapshot import is_test_file
+from datagen.synth.snapshot import (
+    detect_profile,
+    is_test_file,
+    non_blank_lines,
+    snapshot_files,
+    source_files,
+    write_snapshot,
+)
 from datagen.synth.statements import (
     RepoTokens,
     feature_statement,
