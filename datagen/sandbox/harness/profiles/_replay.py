@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import shlex
 
+from datagen.sandbox.harness.profiles.base import IDS_FILE, ids_file
+
 # Reads JUnit XML reports (one <testcase ...> start tag per line, as Surefire, Gradle, CTest
-# and PHPUnit write them) and prints "NOT PASSED: <id>" for each id of $IDS (one a line)
+# and PHPUnit write them) and prints "NOT PASSED: <id>" for each id of $IDS_FILE (one a line)
 # that has no passing case or any failing one. $FMT names the id shape: maven / ctest / phpunit.
 JUNIT_CHECK_AWK = r"""
+function wanted(want,   n, l) { while ((getline l < ENVIRON["IDS_FILE"]) > 0) want[++n] = l; return n }
 function unxml(v) { gsub(/&quot;/, "\"", v); gsub(/&apos;/, "'", v); gsub(/&lt;/, "<", v);
   gsub(/&gt;/, ">", v); gsub(/&#10;/, "\n", v); gsub(/&amp;/, "\\&", v); return v }
 function attr(s, k,   n) { if (match(s, " " k "=\"[^\"]*\"")) { n = length(k) + 3;
@@ -31,22 +34,23 @@ function done() { if (cur != "") { if (bad) failed[cur] = 1; else ok[cur] = 1 } 
 cur != "" && /<(failure|skipped)[ >\/]/ { bad = 1 }
 cur != "" && /<error[ >\/]/ && !/RiskyTestError/ { bad = 1 }
 /<\/testcase>/ { done() }
-END { done(); n = split(ENVIRON["IDS"], want, "\n"); rc = 0
+END { done(); n = wanted(want); rc = 0
   for (i = 1; i <= n; i++) if (want[i] != "" && (!(want[i] in ok) || (want[i] in failed))) {
     print "NOT PASSED: " want[i]; rc = 1 }
   exit rc }
 """
 
 
-def ids_assignment(tests: list[str]) -> str:
-    """``export IDS=...`` holding the ids one a line (single-quoted, safe for any id)."""
-    return "export IDS=" + shlex.quote("\n".join(tests))
+def ids_lines(tests: list[str]) -> list[str]:
+    """Bash lines: the ids one a line in ``IDS_FILE`` (a here-document, any number fits), and
+    ``$IDS_FILE`` naming it for the checks."""
+    return [*ids_file(tests), f"export IDS_FILE={IDS_FILE}"]
 
 
 def junit_check(fmt: str, reports: str, tests: list[str]) -> list[str]:
     """Bash lines: check the JUnit XML ``reports`` (a shell glob or file list) for ``tests``
     and exit with the result."""
-    return [ids_assignment(tests), f"export FMT={fmt}",
+    return [*ids_lines(tests), f"export FMT={fmt}",
             f"cat {reports} 2>/dev/null | awk {shlex.quote(JUNIT_CHECK_AWK)}", "exit $?"]
 
 
@@ -60,9 +64,10 @@ def cmake_regex(names: list[str]) -> str:
 # Shared by the eval scripts' checks of executables that report their own cases: ``line(s)``
 # reads one output line the way ``parsers.case_lines`` does; ``done()`` files the test ``cur``
 # (its own status ``exe``) under ``<cur>::<case>`` ids, or its own name, as
-# ``parsers.add_cases`` does; END prints "NOT PASSED: <id>" for each id of $IDS (one a line)
+# ``parsers.add_cases`` does; END prints "NOT PASSED: <id>" for each id of $IDS_FILE (one a line)
 # that did not pass.
 _CASES_AWK = r"""
+function wanted(want,   n, l) { while ((getline l < ENVIRON["IDS_FILE"]) > 0) want[++n] = l; return n }
 function unxml(v) { gsub(/&quot;/, "\"", v); gsub(/&apos;/, "'", v); gsub(/&lt;/, "<", v);
   gsub(/&gt;/, ">", v); gsub(/&#10;/, "\n", v); gsub(/&#13;/, "\r", v); gsub(/&amp;/, "\\&", v); return v }
 function attr(s, k,   n) { if (match(s, " " k "=\"[^\"]*\"")) { n = length(k) + 3;
@@ -89,12 +94,17 @@ function line(s,   lc, p, n, rest, st) { sub(/\r$/, "", s); lc = tolower(s)
   if (lc ~ /^\[(pass|fail)\] ./) { addcase(checkname(trim(substr(s, 8))), lc ~ /^\[pass/ ? "pass" : "fail"); return }
   if (s ~ /^Testing [^ \t].*: (OK|FAILED)$/) { st = s ~ /: OK$/ ? "pass" : "fail"; jend = 1
     addcase(substr(s, 9, length(s) - 8 - (st == "pass" ? 4 : 8)), st); return }
+  if (nrun && match(s, /\[ +(OK|FAILED|SKIPPED) +\] [^ \t]+( \([0-9]+ ms\))?$/)) { rest = substr(s, RSTART)
+    st = rest ~ /^\[ +OK/ ? "pass" : rest ~ /^\[ +FAILED/ ? "fail" : "skip"
+    rest = substr(rest, index(rest, "] ") + 2); sub(/ \([0-9]+ ms\)$/, "", rest)
+    for (n = 1; n <= nrun; n++) if (running[n] == rest) { running[n] = ""; addcase(rest, st); return } }
   if (s ~ /^Testing [^ \t:][^:]*: /) jrun[++njrun] = trim(substr(s, 9, index(s, ": ") - 9)) }
 function put(id, st) { if (!(id in res) || rank[st] > rank[res[id]]) res[id] = st }
 function done(   i, bad, nm) { if (cur == "") return
-  for (i = 1; i <= nrun; i++) if (running[i] != "" && !(running[i] in cst)) {
+  for (i = 1; exe != "pass" && i <= nrun; i++) if (running[i] != "" && !(running[i] in cst)) {
     order[++ncase] = running[i]; cst[running[i]] = "error" }
-  for (i = 1; jend && i <= njrun; i++) if (!(jrun[i] in cst)) { order[++ncase] = jrun[i]; cst[jrun[i]] = "error" }
+  for (i = 1; exe != "pass" && jend && i <= njrun; i++) if (!(jrun[i] in cst)) {
+    order[++ncase] = jrun[i]; cst[jrun[i]] = "error" }
   if (exe == "skip") ncase = 0
   for (i = 1; i <= ncase; i++) { nm = order[i]; put(cur "::" nm, cst[nm])
     if (cst[nm] != "pass" && cst[nm] != "skip") bad = 1 }
@@ -103,7 +113,7 @@ function done(   i, bad, nm) { if (cur == "") return
   split("", cst); split("", seen); split("", order); split("", running); split("", jrun) }
 BEGIN { rank["skip"] = 0; rank["pass"] = 1; rank["fail"] = 2; rank["error"] = 3 }
 """
-_CASES_END = r"""END { done(); n = split(ENVIRON["IDS"], want, "\n"); rc = 0
+_CASES_END = r"""END { done(); n = wanted(want); rc = 0
   for (i = 1; i <= n; i++) if (want[i] != "" && res[want[i]] != "pass") { print "NOT PASSED: " want[i]; rc = 1 }
   exit rc }
 """
@@ -134,4 +144,4 @@ MAKE_CASES_AWK = _CASES_AWK + r"""
 def ctest_check(report: str, tests: list[str], program: str = "") -> list[str]:
     """Bash lines: check the ``ctest --output-junit`` ``report`` (or with ``program``, the
     make profile's) for ``tests`` (test names and ``<test>::<case>`` ids) and exit with the result."""
-    return [ids_assignment(tests), f"awk {shlex.quote(program or CTEST_CASES_AWK)} {report}", "exit $?"]
+    return [*ids_lines(tests), f"awk {shlex.quote(program or CTEST_CASES_AWK)} {report}", "exit $?"]

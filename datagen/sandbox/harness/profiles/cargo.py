@@ -26,6 +26,7 @@ from datagen.sandbox.harness.profiles.base import (
     ToolchainMissing,
     cached_env,
     copy_source,
+    fitting,
 )
 from datagen.sandbox.harness.profiles.registry import register
 from datagen.sandbox.isolation.base import DEFAULT_PATH
@@ -171,4 +172,5 @@ def cargo_test_argv(tests: list[str] | None) -> list[str]:
     cmd = ["cargo", *TEST_ARGS, "--offline"]
     if not tests:
         return cmd
-    return [*cmd, "--", "--exact", *sorted({t.split("::", 1)[1] for t in tests if "::" in t})]
+    # names too many for one command line: every test target whole (the report is read per id)
+    return [*cmd, *fitting(["--", "--exact", *sorted({t.split("::", 1)[1] for t in tests if "::" in t})], [])]

@@ -30,6 +30,7 @@ from datagen.sandbox.harness.profiles.base import (
     ToolchainMissing,
     cached_env,
     copy_source,
+    fitting,
 )
 from datagen.sandbox.harness.profiles.maven import (
     FAST_JVM,
@@ -60,7 +61,10 @@ def gradle_filters(tests: list[str]) -> list[str]:
         cls = cls.replace("$", ".")  # Gradle names nested classes with dots in filters
         method = re.sub(r"[(\[].*$", "", method)
         patterns.add(f"{cls}.{method}" if method else cls)
-    return [arg for p in sorted(patterns) for arg in ("--tests", p)]
+    narrow = [arg for p in sorted(patterns) for arg in ("--tests", p)]
+    # too long for one command line: by class, then the whole suite (the reports are read per id)
+    classes = sorted({t.partition("#")[0].replace("$", ".") for t in tests})
+    return fitting(narrow, [arg for c in classes for arg in ("--tests", c)], [])
 
 
 @register

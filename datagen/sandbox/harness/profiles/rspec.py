@@ -12,6 +12,7 @@ from pathlib import Path
 
 from datagen.records.env import EnvPlan
 from datagen.sandbox.harness.parsers import parse_rspec_json
+from datagen.sandbox.harness.profiles._replay import ids_lines
 from datagen.sandbox.harness.profiles._ruby import (
     ensure_ruby_env,
     ruby_dependency_files,
@@ -20,14 +21,16 @@ from datagen.sandbox.harness.profiles._ruby import (
     ruby_prefix,
     ruby_setup_lines,
 )
-from datagen.sandbox.harness.profiles.base import EnvContext, Profile, ProfileEnv, TestResults
+from datagen.sandbox.harness.profiles.base import EnvContext, Profile, ProfileEnv, TestResults, fitting, ids_file
 from datagen.sandbox.harness.profiles.registry import register
 
-# Reads rspec's JSON report (one line) and prints "NOT PASSED: <id>" for each id of $IDS whose
-# example is not in it as passed; $KEYS holds, one a line, the JSON text a passed example has.
+# Reads rspec's JSON report (one line) and prints "NOT PASSED: <id>" for each id of $IDS_FILE
+# (one a line) whose example is not in it as passed; $KEYS_FILE holds, one a line, the JSON text
+# a passed example has.
 RSPEC_CHECK_AWK = r"""
 { text = text $0 }
-END { n = split(ENVIRON["KEYS"], keys, "\n"); split(ENVIRON["IDS"], ids, "\n"); rc = 0
+END { while ((getline k < ENVIRON["KEYS_FILE"]) > 0) keys[++n] = k
+  while ((getline k < ENVIRON["IDS_FILE"]) > 0) ids[++m] = k; rc = 0
   for (i = 1; i <= n; i++) if (keys[i] != "" && index(text, keys[i]) == 0) { print "NOT PASSED: " ids[i]; rc = 1 }
   exit rc }
 """
@@ -39,6 +42,9 @@ def rspec_selection(tests: list[str]) -> list[str]:
     made as the example runs, so ``-e <description>`` never selects it (necromancer's replays
     failed so while the whole-suite runs that validated them had passed)."""
     return sorted({t.split("::", 1)[0] for t in tests})
+
+
+KEYS_FILE = ".datagen-eval-keys"  # the eval script's passed-example keys, one a line
 
 
 def passed_key(test_id: str) -> str:
@@ -79,7 +85,7 @@ class RSpecProfile(Profile):
 
     def test_command(self, env: ProfileEnv, workdir: Path, tests: list[str] | None) -> list[str]:
         return [*ruby_prefix(env), "rspec", "--no-color", "--format", "json", "--out", self.report,
-                "--format", "progress", *(rspec_selection(tests) if tests else [])]
+                "--format", "progress", *fitting(rspec_selection(tests or []), [])]
 
     def parse(self, text: str) -> TestResults:
         return parse_rspec_json(text)
@@ -93,8 +99,8 @@ class RSpecProfile(Profile):
 
     def eval_commands(self, plan: EnvPlan, tests: list[str]) -> list[str]:
         run = ["rspec", "--no-color", "--format", "json", "--out", ".datagen-eval.json", "--format", "progress",
-               *rspec_selection(tests)]
-        keys = "\n".join(passed_key(t) for t in tests)
+               *fitting(rspec_selection(tests), [])]
+        keys = [passed_key(t) for t in tests]
         return [*ruby_eval_prefix(plan), f"$RUN {shlex.join(run)}",
-                "export IDS=" + shlex.quote("\n".join(tests)), "export KEYS=" + shlex.quote(keys),
+                *ids_lines(tests), *ids_file(keys, KEYS_FILE), f"export KEYS_FILE={KEYS_FILE}",
                 f"awk {shlex.quote(RSPEC_CHECK_AWK)} .datagen-eval.json", "exit $?"]
