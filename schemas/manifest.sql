@@ -196,6 +196,7 @@ CREATE TABLE IF NOT EXISTS repo_baselines (
     source_lines BIGINT NOT NULL,
     entities BIGINT NOT NULL,
     covered_entities BIGINT NOT NULL,
+    feature_detail VARCHAR NOT NULL,
     clean_commit VARCHAR NOT NULL,
     PRIMARY KEY (run_id, repo)
 );

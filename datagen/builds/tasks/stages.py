@@ -33,7 +33,7 @@ from datagen.synth.emit import CopyIndex, Emitted, commit_task, instance_id
 from datagen.synth.entities import LANGS as ENTITY_LANGS
 from datagen.synth.entities import extract_entities
 from datagen.synth.feature_tasks import FAMILY as FEATURE
-from datagen.synth.feature_tasks import FeatureSize, doc_comments, feature_candidates, interface
+from datagen.synth.feature_tasks import FeatureSize, doc_comments, feature_proposal, interface
 from datagen.synth.gitrepo import TaskRepo
 from datagen.synth.interface import task_interface
 from datagen.synth.mining import combine_candidates, history_candidates
@@ -41,6 +41,7 @@ from datagen.synth.reach import coverage_reach, static_reach
 from datagen.synth.snapshot import (
     detect_profile,
     is_test_file,
+    no_runner_detail,
     non_blank_lines,
     snapshot_files,
     source_files,
@@ -90,9 +91,9 @@ def prepare_repo(cfg: TasksRecipe, repo: Repo, files: list[ListedFile], out: Pat
     state = RepoState(repo, RepoBaselineRow(run_id="", repo=repo.name, status="skipped",
                                             language=_main_language(files)))
     if repo.error:
-        return _skip(state, repo.error)
+        return _skip(state, repo.error, REPO_ERRORS.get(repo.error.split(":", 1)[0], ""))
     if not CrawlRules.from_config(cfg.crawl).license_allowed(repo.license):
-        return _skip(state, f"license:{repo.license or 'unknown'}")
+        return _skip(state, f"license:{repo.license or 'unknown'}", license_detail(cfg, repo.license))
     snap = snapshot_files(files)
     state.src = _snapshot(repo, snap, work / "src" / repo.name, cfg.statement.redact_secrets,
                           cfg.snapshot.redact_pii)
@@ -104,10 +105,11 @@ def prepare_repo(cfg: TasksRecipe, repo: Repo, files: list[ListedFile], out: Pat
     state.sources = [(p, lang) for p, lang in state.sources if lang in ENTITY_LANGS]  # what entities are read from
     state.row.runner = profile.name if profile else None
     if profile is None:
-        return _skip(state, "no_test_runner")
+        return _skip(state, "no_test_runner", no_runner_detail([f.path for f in snap], {f.path: f.lang for f in snap}))
     state.row.language = profile.task_language(state.src)
     if missing := profile.missing_tool():
-        return _skip(state, missing.reason)
+        return _skip(state, missing.reason, f"{profile.name} needs {missing.tool}, which is not on PATH here: "
+                                            f"install it (Debian: apt-get install {missing.package})")
     # the store holds every answer: it stays in the work folder; trainers get sealed envs
     state.git = TaskRepo(work / "git" / f"{repo.name}.git")
     state.clean = state.row.clean_commit = state.git.commit_folder(state.src, f"{repo.name}: clean source")
@@ -147,9 +149,24 @@ def _main_language(files: list[ListedFile]) -> str:
     return min(counts, key=lambda lang: (-counts[lang], lang)) if counts else ""
 
 
-def _skip(state: RepoState, reason: str) -> RepoState:
-    state.row = state.row.model_copy(update={"status": "skipped", "reason": reason})
+def _skip(state: RepoState, reason: str, detail: str) -> RepoState:
+    """The repo skipped for ``reason``, and why in one line a person can act on (``detail``)."""
+    state.row = state.row.model_copy(update={"status": "skipped", "reason": reason, "detail": detail or reason})
     return state
+
+
+REPO_ERRORS = {"empty_repo": "the input holds no file datagen can read (an empty folder, or a repo with no commit)",
+               "broken_repo": "git could not read the input repo (see the reason for git's words)"}
+
+
+def license_detail(cfg: TasksRecipe, spdx: str | None) -> str:
+    """Why the license policy skipped a repo, and how to allow it (docs/tasks.md#licenses)."""
+    policy = cfg.crawl.licenses if isinstance(cfg.crawl.licenses, str) else ", ".join(cfg.crawl.licenses)
+    if spdx is None:
+        return (f"no license file datagen recognizes, and the policy ({policy}) does not allow unknown licenses: "
+                "add the repo's license or set crawl.allow_unknown_license=true")
+    return (f"{spdx} is not in the license policy ({policy}): allow it with --set 'crawl.licenses=[...,{spdx}]' "
+            "(or crawl.licenses=any), after checking its terms fit the data's use")
 
 
 def _snapshot(repo: Repo, snap: list[ListedFile], dest: Path, redact: bool, redact_pii: bool = True) -> Path:
@@ -245,8 +262,10 @@ def propose_features(cfg: TasksRecipe, s: RepoState) -> list[Candidate]:
         reach = static_reach(entities, s.texts, tests, lang_of)
     size = FeatureSize(tuple(cfg.synth.feature_lines), tuple(cfg.synth.feature_entities),
                        cfg.synth.feature_multi_file)
-    return feature_candidates(s.repo.name, entities, s.texts, reach,
-                              feature_budget(cfg, cfg.synth.max_candidates_per_repo), size, cfg.seed)
+    found, why = feature_proposal(s.repo.name, entities, s.texts, reach,
+                                  feature_budget(cfg, cfg.synth.max_candidates_per_repo), size, cfg.seed)
+    s.row = s.row.model_copy(update={"feature_detail": why})  # why the family proposed nothing here
+    return found
 
 
 def combine_budget(cfg: TasksRecipe, cap: int) -> int:
