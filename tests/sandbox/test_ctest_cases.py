@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from datagen.sandbox.harness.checks import awk_program
 from datagen.sandbox.harness.parsers import case_lines, parse_ctest_junit
-from datagen.sandbox.harness.profiles._replay import CTEST_CASES_AWK
 from datagen.sandbox.harness.profiles.cmake import (
     CMakeProfile,
     configure_options,
@@ -98,7 +98,7 @@ def test_eval_check_reads_each_line_shape_as_the_parser(output, expected):
 
 
 def _awk(text: str, ids: list[str]) -> tuple[int, list[str]]:
-    rc, missed = run_awk(CTEST_CASES_AWK, text, IDS=ids)
+    rc, missed = run_awk(awk_program("ctest_cases"), text, IDS=ids)
     return rc, sorted(missed)
 
 
@@ -149,7 +149,6 @@ def test_a_task_is_judged_by_the_cases_of_one_executable(tmp_path):
 def test_make_report_and_its_check_read_each_line_shape(output, expected):
     """The make profile's report: ``id<TAB>status`` and the executable's output lines, a TAB
     before each; its eval check reads it as its parser does."""
-    from datagen.sandbox.harness.profiles._replay import MAKE_CASES_AWK
     from datagen.sandbox.harness.profiles.make import parse_make_tsv
 
     text = "tests/other\terror\ntests/exe\tpass\n" + "".join(f"\t{line}\n" for line in output.splitlines())
@@ -159,7 +158,7 @@ def test_make_report_and_its_check_read_each_line_shape(output, expected):
                                                   or {"tests/exe": "pass"})}
     passing = [t for t, v in results.items() if v == "pass"]
     others = sorted(t for t, v in results.items() if v != "pass")
-    rc, missed = run_awk(MAKE_CASES_AWK, text, IDS=[*passing, *others])
+    rc, missed = run_awk(awk_program("make_cases"), text, IDS=[*passing, *others])
     assert sorted(missed) == others and rc == 1
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from datagen.sandbox.harness.checks import awk_program
 from datagen.sandbox.harness.parsers import (
     ReportError,
     parse_ctest_junit,
@@ -18,14 +19,13 @@ from datagen.sandbox.harness.parsers import (
     parse_phpunit_junit,
     parse_rspec_json,
 )
-from datagen.sandbox.harness.profiles._replay import JUNIT_CHECK_AWK, cmake_regex
+from datagen.sandbox.harness.profiles._replay import cmake_regex
 from datagen.sandbox.harness.profiles.gradle import gradle_filters
 from datagen.sandbox.harness.profiles.make import parse_make_tsv, suite_target
 from datagen.sandbox.harness.profiles.maven import java_request, release_major, surefire_selection
-from datagen.sandbox.harness.profiles.minitest import MINITEST_CHECK_AWK
 from datagen.sandbox.harness.profiles.phpunit import php_fits
 from datagen.sandbox.harness.profiles.registry import detect_profile, get_profile
-from datagen.sandbox.harness.profiles.rspec import RSPEC_CHECK_AWK, passed_key
+from datagen.sandbox.harness.profiles.rspec import passed_key
 from tests import tools
 from tests.sandbox.checkrun import run_awk
 
@@ -141,19 +141,19 @@ def _awk(program: str, text: str, **env: str | list[str]) -> tuple[int, list[str
 def test_eval_script_check_agrees_with_the_parser(fmt, text, expected):
     """The awk check of eval scripts passes exactly the ids the parser calls passed."""
     passing = [t for t, s in expected.items() if s == "pass"]
-    assert _awk(JUNIT_CHECK_AWK, text, FMT=fmt, IDS=passing) == (0, [])
+    assert _awk(awk_program("junit"), text, FMT=fmt, IDS=passing) == (0, [])
     others = sorted([t for t, s in expected.items() if s != "pass"] + ["no.such#test"])
-    rc, missed = _awk(JUNIT_CHECK_AWK, text, FMT=fmt, IDS=[*passing, *others])
+    rc, missed = _awk(awk_program("junit"), text, FMT=fmt, IDS=[*passing, *others])
     assert rc == 1 and sorted(m.strip() for m in missed) == others
 
 
 def test_rspec_and_minitest_checks_agree_with_their_parsers():
     rspec = (GOLDEN / "rspec.json").read_text()
     ids = list(RSPEC)
-    rc, missed = _awk(RSPEC_CHECK_AWK, rspec, IDS=ids, KEYS=[passed_key(t) for t in ids])
+    rc, missed = _awk(awk_program("rspec"), rspec, IDS=ids, KEYS=[passed_key(t) for t in ids])
     assert rc == 1 and sorted(m.strip() for m in missed) == sorted(t for t in ids if RSPEC[t] != "pass")
     minitest = (GOLDEN / "minitest_verbose.txt").read_text()
-    rc, missed = _awk(MINITEST_CHECK_AWK, minitest, IDS=list(MINITEST))
+    rc, missed = _awk(awk_program("minitest"), minitest, IDS=list(MINITEST))
     assert rc == 1 and sorted(m.strip() for m in missed) == sorted(t for t, s in MINITEST.items() if s != "pass")
 
 

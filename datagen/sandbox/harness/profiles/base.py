@@ -393,6 +393,21 @@ def under(path: str, folders: tuple[str, ...]) -> bool:
     return any(part in folders for part in PurePosixPath(path).parts[:-1])
 
 
+def repo_files(src: Path, keep: Callable[[str], bool], limit: int) -> list[Path]:
+    """Up to ``limit`` files of the repo at ``src`` whose repo-relative path ``keep`` accepts,
+    in name order, none under ``node_modules`` or ``.git`` (not even walked)."""
+    out: list[Path] = []
+    for root, dirs, files in os.walk(src):
+        dirs[:] = sorted(d for d in dirs if d not in ("node_modules", ".git"))
+        for name in sorted(files):
+            path = Path(root) / name
+            if keep(path.relative_to(src).as_posix()):
+                out.append(path)
+                if len(out) >= limit:
+                    return out
+    return out
+
+
 def links_into(workdir: Path, links: Mapping[str, str]) -> None:
     """Make the env's symlinks in a working copy (an existing entry of the same name stays)."""
     for name, target in links.items():

@@ -18,6 +18,7 @@ import tomllib
 from pathlib import Path
 
 from datagen.records.env import EnvPlan, InstallStep
+from datagen.sandbox.harness.checks import check_text
 from datagen.sandbox.harness.profiles.base import (
     EnvContext,
     Profile,
@@ -157,9 +158,7 @@ class CargoProfile(Profile):
         return [f"{shlex.join(cargo_test_argv(tests))} > .datagen-eval.log 2>&1", 'echo "cargo test exit $?"',
                 "tail -n 30 .datagen-eval.log",
                 # the target of each libtest line is the `Running <file>` line before it
-                "awk '/^ *Running /{t=($2==\"unittests\")?$3:$2; next}"
-                " /^test .* \\.\\.\\. /{n=$0; sub(/^test /,\"\",n); sub(/( - should panic)? \\.\\.\\. .*$/,\"\",n);"
-                " s=($NF==\"ok\")?\"pass\":\"fail\"; print t \"::\" n \" \" s}' .datagen-eval.log > .datagen-eval.got",
+                f"awk {shlex.quote(check_text('cargo').rstrip())} .datagen-eval.log > .datagen-eval.got",
                 "bad=0", "while IFS= read -r want; do", '  grep -qxF -- "$want" .datagen-eval.got || '
                 '{ echo "NOT PASSED: ${want% pass}"; bad=1; }',
                 f"done <<'DATAGEN_TESTS_EOF'\n{want}\nDATAGEN_TESTS_EOF",

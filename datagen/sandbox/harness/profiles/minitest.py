@@ -12,6 +12,7 @@ import shlex
 from pathlib import Path
 
 from datagen.records.env import EnvPlan
+from datagen.sandbox.harness.checks import awk_program
 from datagen.sandbox.harness.parsers import parse_minitest_verbose
 from datagen.sandbox.harness.profiles._replay import ids_lines
 from datagen.sandbox.harness.profiles._ruby import (
@@ -35,13 +36,6 @@ from datagen.sandbox.harness.profiles.registry import register
 LOADER = 'Dir["test/**/{*_test,test_*}.rb"].sort.each { |f| require File.expand_path(f) }'
 SEED = "1"
 _USES_MINITEST = re.compile(r"\bminitest\b|Minitest::", re.I)
-# Prints "NOT PASSED: <id>" for each id of $IDS_FILE (one a line) without a passing `--verbose` line.
-MINITEST_CHECK_AWK = r"""
-{ for (i = 1; i <= n; i++) if (index($0, want[i] " = ") == 1 && $0 ~ / s = \.$/) ok[i] = 1 }
-BEGIN { while ((getline l < ENVIRON["IDS_FILE"]) > 0) want[++n] = l }
-END { rc = 0; for (i = 1; i <= n; i++) if (want[i] != "" && !(i in ok)) { print "NOT PASSED: " want[i]; rc = 1 }
-  exit rc }
-"""
 
 
 def minitest_argv(tests: list[str] | None) -> list[str]:
@@ -104,4 +98,4 @@ class MinitestProfile(Profile):
     def eval_commands(self, plan: EnvPlan, tests: list[str]) -> list[str]:
         return [*ruby_eval_prefix(plan), f"$RUN {shlex.join(minitest_argv(tests))} > .datagen-eval.txt 2>&1",
                 *ids_lines(tests),
-                f"awk {shlex.quote(MINITEST_CHECK_AWK)} .datagen-eval.txt", "exit $?"]
+                f"awk {shlex.quote(awk_program('minitest'))} .datagen-eval.txt", "exit $?"]

@@ -22,6 +22,7 @@ from pathlib import Path
 
 from datagen.config.sandbox import SandboxLimits
 from datagen.records.env import EnvPlan, InstallStep
+from datagen.sandbox.harness.checks import check_text
 from datagen.sandbox.harness.profiles._npm import (
     FALLBACK_FILE,
     WITHOUT,
@@ -41,6 +42,7 @@ from datagen.sandbox.harness.profiles.base import (
     fitting,
     ids_file,
     read_json,
+    repo_files,
 )
 from datagen.sandbox.harness.profiles.registry import register
 from datagen.sandbox.isolation.base import DEFAULT_PATH, Sandbox
@@ -53,6 +55,8 @@ LOCK_FILES = (("pnpm-lock.yaml", "pnpm"), ("yarn.lock", "yarn"), ("package-lock.
 # npm: the project's own lifecycle scripts (``prepare``: often ``tsc --build``) are not run,
 # the dependencies' ones are (``npm rebuild``). A replay installs into the buggy tree, where
 # a build step would fail on the bug before any test ran (jshttp/content-type's ``prepare``).
+# A package whose tests load its build output runs its build before each test run instead,
+# going on when it fails (``build_plan``).
 _INSTALL = {
     "npm": ["sh", "-c", "npm ci --no-audit --no-fund --ignore-scripts && npm rebuild"],
     "npm-nolock": ["sh", "-c",
@@ -199,6 +203,9 @@ class JsProfile(Profile):
     def detect(self, src: Path, paths: list[str]) -> bool:
         return (src / "package.json").is_file() and js_runner(src) == self.name
 
+    def looks_for(self) -> str:
+        return f"a package.json whose test script (or dependencies) names {self.name}"
+
     def task_language(self, src: Path | None = None) -> str:
         """typescript when the repo's own sources are mostly .ts / .tsx files."""
         if src is None:
@@ -339,23 +346,29 @@ _RELATIVE_LOAD = re.compile(r"""(?:\brequire\s*\(\s*|\bfrom\s+|\bimport\s*\(\s*|
 _RESOLVE = ("", ".js", ".cjs", ".mjs", ".json", ".ts", ".tsx", ".mts", ".cts", ".jsx",
             "/index.js", "/index.cjs", "/index.mjs", "/index.ts", "/package.json")
 _SCANNED = 300  # test files read for what they load
+_CODE_EXTS = (".js", ".cjs", ".mjs", ".jsx", ".ts", ".mts", ".cts", ".tsx")
 
 
 def missing_build_output(src: Path, is_test_file) -> str:
     """``file: module`` for the first relative module a JS test file loads that the checkout
     does not hold (``test/a.test.js: ../dist/index``, the package's build output); '' when none."""
-    files = [p for p in sorted(src.rglob("*")) if p.suffix in (".js", ".cjs", ".mjs", ".ts", ".mts", ".cts")
-             and "node_modules" not in p.relative_to(src).parts and is_test_file(p.relative_to(src).as_posix())]
-    for path in files[:_SCANNED]:
+    for path in repo_files(src, lambda rel: rel.endswith(_CODE_EXTS) and is_test_file(rel), _SCANNED):
         try:
             text = path.read_text(encoding="utf-8", errors="replace")
         except OSError:
             continue
         for m in _RELATIVE_LOAD.finditer(text):
-            target = path.parent / m.group(1)
-            if not any(Path(f"{target}{ext}").exists() for ext in _RESOLVE):
+            if not _resolves(path.parent / m.group(1)):
                 return f"{path.relative_to(src).as_posix()}: {m.group(1)}"
     return ""
+
+
+def _resolves(target: Path) -> bool:
+    """Whether a relative module exists as node or a TypeScript runner finds it (``./a.js`` may
+    name ``a.ts``: TypeScript's ESM imports spell the compiled file's name)."""
+    stem, ext = os.path.splitext(str(target))
+    spellings = [str(target)] + ([stem] if ext in (".js", ".mjs", ".cjs", ".jsx") else [])
+    return any(Path(f"{s}{e}").exists() for s in spellings for e in _RESOLVE)
 
 
 def build_plan(src: Path, pkg: dict, notes: list[str]) -> list[str]:
@@ -386,65 +399,11 @@ def build_line(build: list[str], show: bool = False) -> str:
 
 def check_lines(fmt: str, report: str, tests: list[str]) -> list[str]:
     """Bash lines: node reads the report (format ``fmt``) and exits 0 only when every test
-    of ``tests`` is reported as passed (the parse mirrors ``datagen/sandbox/harness/parsers.py``)."""
+    of ``tests`` is reported as passed (``harness/checks/js_report.js``, the twin of the parsers)."""
     return [*ids_file(tests), f"node - {shlex.quote(fmt)} {shlex.quote(report)} {IDS_FILE} "
-            "<<'DATAGEN_CHECK_EOF'", _CHECK_JS.strip(), "DATAGEN_CHECK_EOF"]
+            "<<'DATAGEN_CHECK_EOF'", check_text("js_report").strip(), "DATAGEN_CHECK_EOF"]
 
 
-# The report check of the eval scripts (no dependency but node itself).
-_CHECK_JS = r"""
-const fs = require('fs');
-const [fmt, report, idsFile] = process.argv.slice(2);
-const root = process.cwd() + '/';
-const rel = (p) => (p && p.startsWith(root) ? p.slice(root.length) : p || '');
-let text = '';
-try { text = fs.readFileSync(report, 'utf8'); } catch (e) { console.log('no report: ' + report); process.exit(1); }
-const got = new Map();
-const put = (id, status) => { if (!got.has(id) || status !== 'pass') got.set(id, status); };
-if (fmt === 'jest' || fmt === 'vitest') {
-  for (const s of JSON.parse(text).testResults || []) {
-    for (const a of s.assertionResults || []) {
-      put([rel(s.name), ...(a.ancestorTitles || []), a.title].join(' > '), a.status === 'passed' ? 'pass' : a.status);
-    }
-  }
-} else if (fmt === 'mocha') {
-  const d = JSON.parse(text);
-  const key = (t) => rel(t.file) + ' > ' + t.fullTitle;
-  for (const t of d.passes || []) put(key(t), 'pass');
-  for (const t of d.pending || []) put(key(t), 'skip');
-  for (const t of d.failures || []) put(key(t), 'fail');
-} else if (fmt === 'ava') {
-  for (const line of text.split('\n')) {
-    const m = /^(not ok|ok)\s+\d+\s*(?:-\s*)?(.*?)(?:\s+#\s*(SKIP|TODO)\b.*)?$/i.exec(line);
-    if (m) put(rel(m[2].trim()), m[3] ? 'skip' : (m[1].toLowerCase() === 'ok' ? 'pass' : 'fail'));
-  }
-} else if (fmt === 'node') {
-  const un = (s) => s.replace(/&quot;/g, '"').replace(/&apos;/g, "'").replace(/&lt;/g, '<')
-    .replace(/&gt;/g, '>').replace(/&amp;/g, '&');
-  const stack = [];
-  let open = null;
-  const re = /<(\/?)(testsuite|testcase|failure|error|skipped)\b([^>]*?)(\/?)>/g;
-  let m;
-  while ((m = re.exec(text))) {
-    const [, close, tag, attrs, self] = m;
-    const name = (/\bname="([^"]*)"/.exec(attrs) || [, ''])[1];
-    if (tag === 'testsuite') { if (close) stack.pop(); else if (!self) stack.push(un(name)); }
-    else if (tag === 'testcase') {
-      if (close) { if (open) put(open.id, open.status); open = null; }
-      else {
-        const id = [...stack, un(name)].join(' > ');
-        if (self) put(id, 'pass'); else open = { id, status: 'pass' };
-      }
-    } else if (open && !close) { open.status = tag === 'skipped' ? 'skip' : 'fail'; }
-  }
-}
-let bad = 0;
-for (const id of fs.readFileSync(idsFile, 'utf8').split('\n').filter(Boolean)) {
-  if (got.get(id) !== 'pass') { console.log('NOT PASSED: ' + id + ' (' + (got.get(id) || 'missing') + ')'); bad++; }
-}
-console.log(bad ? bad + ' test(s) did not pass' : 'all tests passed');
-process.exit(bad ? 1 : 0);
-"""
 
 
 @register
@@ -455,6 +414,9 @@ class NodeTestProfile(JsProfile):
     tools = {"node": "nodejs"}
     report = ".datagen-report.xml"
     covers_lines = True
+
+    def looks_for(self) -> str:
+        return "a package.json whose test script runs node --test"
 
     def suite_argv(self) -> list[str]:
         return ["node", "--test"]

@@ -11,6 +11,7 @@ import shlex
 from pathlib import Path
 
 from datagen.records.env import EnvPlan
+from datagen.sandbox.harness.checks import awk_program
 from datagen.sandbox.harness.parsers import parse_rspec_json
 from datagen.sandbox.harness.profiles._replay import ids_lines
 from datagen.sandbox.harness.profiles._ruby import (
@@ -23,17 +24,6 @@ from datagen.sandbox.harness.profiles._ruby import (
 )
 from datagen.sandbox.harness.profiles.base import EnvContext, Profile, ProfileEnv, TestResults, fitting, ids_file
 from datagen.sandbox.harness.profiles.registry import register
-
-# Reads rspec's JSON report (one line) and prints "NOT PASSED: <id>" for each id of $IDS_FILE
-# (one a line) whose example is not in it as passed; $KEYS_FILE holds, one a line, the JSON text
-# a passed example has.
-RSPEC_CHECK_AWK = r"""
-{ text = text $0 }
-END { while ((getline k < ENVIRON["KEYS_FILE"]) > 0) keys[++n] = k
-  while ((getline k < ENVIRON["IDS_FILE"]) > 0) ids[++m] = k; rc = 0
-  for (i = 1; i <= n; i++) if (keys[i] != "" && index(text, keys[i]) == 0) { print "NOT PASSED: " ids[i]; rc = 1 }
-  exit rc }
-"""
 
 
 def rspec_selection(tests: list[str]) -> list[str]:
@@ -103,4 +93,4 @@ class RSpecProfile(Profile):
         keys = [passed_key(t) for t in tests]
         return [*ruby_eval_prefix(plan), f"$RUN {shlex.join(run)}",
                 *ids_lines(tests), *ids_file(keys, KEYS_FILE), f"export KEYS_FILE={KEYS_FILE}",
-                f"awk {shlex.quote(RSPEC_CHECK_AWK)} .datagen-eval.json", "exit $?"]
+                f"awk {shlex.quote(awk_program('rspec'))} .datagen-eval.json", "exit $?"]
