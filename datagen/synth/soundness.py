@@ -7,8 +7,9 @@ it is told? No teacher: the statement, the interface, the fix and the tree are c
 - ``b10_text_files``: the fix changes a file that is not code (data, a fixture, docs) and
   the tests read it (the failing tests name it, or it lies among the test files);
 - ``statement_names_test``: the statement's prose names a test (the list of failing tests
-  a template statement gives is its contract, not prose);
-- ``statement_line_number``: the statement points at a line number (``line 42``, ``x.py:42``);
+  a template statement gives is its contract, and the test output it quotes is verbatim:
+  neither is prose);
+- ``statement_line_number``: the statement's prose points at a line (``line 42``, ``x.py:42``);
 - ``exact_output``: a failing test asserts a literal whose spacing matters (a tab, a run of
   spaces, a leading or trailing space) that neither the statement nor the code shows, and
   that is not an input of the code under test.
@@ -244,10 +245,18 @@ def text_files(view: TaskView) -> list[str]:
 
 
 def _prose(statement: str) -> str:
-    """The statement without its list of failing tests (``- `name` `` lines)."""
+    """The statement's own words: without its list of failing tests (``- `name` `` lines) and
+    without what it quotes (indented or fenced blocks: a test's output, verbatim)."""
     listed = set(listed_tests(statement))
-    return "\n".join(line for line in statement.splitlines()
-                     if not (line.startswith("- ") and any(t in line for t in listed)))
+    out, fenced = [], False
+    for line in statement.splitlines():
+        if line.lstrip().startswith("```"):
+            fenced = not fenced
+            continue
+        quoted = fenced or line.startswith(("    ", "\t"))
+        if not quoted and not (line.startswith("- ") and any(t in line for t in listed)):
+            out.append(line)
+    return "\n".join(out)
 
 
 def named_tests(view: TaskView) -> list[str]:

@@ -18,6 +18,7 @@ from typer.testing import CliRunner
 
 from datagen.builds.rl_pool.build import run_rl_pool
 from datagen.cli.app import app
+from datagen.pool.exports import write_harbor
 from tests.teachers.fake_server import FakeOpenAI
 
 STUB = 'def parse_port(text):\n    """The port number in text (1-65535)."""\n    raise NotImplementedError\n'
@@ -111,6 +112,8 @@ def test_each_planted_flag_is_found_with_its_evidence_and_the_sound_task_is_pool
     assert "def parse_port(text)" in rows.interface[0] and "<interface>" in rows.prompt[0][1]["content"]
     bench = [json.loads(line) for line in (out / "exports" / "swebench.jsonl").read_text().splitlines()]
     assert bench[0]["interface"] == rows.interface[0]
+    written, skipped = write_harbor(out, tmp_path / "harbor")
+    assert not skipped and "def parse_port(text)" in (written[0] / "instruction.md").read_text()
     card = (out / "README.md").read_text()
     for flag in FLAGGED.values():
         assert f"| {flag} | 1 |" in card

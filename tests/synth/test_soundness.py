@@ -90,3 +90,9 @@ def test_names_the_fix_introduces_count_and_a_library_name_does_not():
         v = TaskView(statement="Make the failing test pass.\n", interface="", patch=_patch(fix_path, added),
                      failing=[test_id], tests={test_path: text}, code={fix_path: "package x\n"})
         assert implicit_names(v) == expected, test_id
+
+
+def test_quoted_test_output_is_not_prose():
+    quoted = SOUND + 'It raises ValueError("port out of range").\n\nThe first failure reports:\n\n' \
+        "    tests/test_ports.py:9: in test_range\n"
+    assert flags(view(quoted)) == {}
