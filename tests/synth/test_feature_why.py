@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from datagen.synth.entities import extract_entities
-from datagen.synth.feature_tasks import FeatureSize, feature_proposal
+from datagen.synth.families.feature import FeatureSize, feature_proposal
 from datagen.synth.reach import entity_id
 from datagen.synth.source import Source
 from datagen.synth.stubs import stub_edit

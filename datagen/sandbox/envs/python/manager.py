@@ -35,6 +35,7 @@ from datagen.sandbox.envs.leaks import LEAK_REASON, env_leaks, held_copies, leak
 from datagen.sandbox.envs.mirrors import mirror_env, mirrors_key, unreachable_registry
 from datagen.sandbox.envs.python.own import import_roots, strip_project
 from datagen.sandbox.envs.python.plan import python_plan, resolve_python
+from datagen.sandbox.envs.tools import tool_stamp
 from datagen.sandbox.isolation.base import DEFAULT_PATH, Sandbox
 
 DEP_FILES = ("pyproject.toml", "setup.py", "setup.cfg", "requirements.txt", "Pipfile", "tox.ini", "pytest.ini",
@@ -201,8 +202,8 @@ class EnvManager:
         h = hashlib.sha256()
         h.update(json.dumps([version, LAYOUT, self.config.model_dump(
             include={"system_site_packages", "inherit_site_packages", "test_requirements", "installer"}),
-            plan.key_material(), *([mirrors_key(self.config.mirrors)] if self.config.mirrors.any() else [])],
-            sort_keys=True).encode())
+            plan.key_material(), *([mirrors_key(self.config.mirrors)] if self.config.mirrors.any() else []),
+            tool_stamp([self.uv] if self.uv else [])], sort_keys=True).encode())  # the installer that builds it
         for path in dependency_files(repo):
             h.update(str(path.relative_to(repo)).encode() + b"\0" + path.read_bytes() + b"\0")
         return h.hexdigest()[:16]

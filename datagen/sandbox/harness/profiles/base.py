@@ -20,7 +20,6 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import json
-import os
 import shlex
 import shutil
 import time
@@ -31,6 +30,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 from datagen.errors import SkipItem
 from datagen.records.env import EnvPlan
+from datagen.sandbox.envs.tools import tool_stamp
 from datagen.sandbox.harness.protect import guard_lines
 
 if TYPE_CHECKING:
@@ -362,22 +362,6 @@ def conventional_test_file(path: str) -> bool:
     if any(part in TEST_DIRS for part in p.parts[:-1]):
         return True
     return any(name.endswith(f".{kind}{ext}") for kind in ("test", "spec") for ext in _JS_EXTS)
-
-
-def tool_stamp(tools: list[str]) -> str:
-    """Which of ``tools`` are on PATH here and which build of each (its real path, size and
-    modification time, so an upgrade changes it too): the part of an env's key that
-    records the tools that built it."""
-    out = []
-    for tool in sorted({t for t in tools if "/" not in t}):  # a repo's own script (./gradlew) is no tool
-        found = shutil.which(tool)
-        if found is None:
-            out.append(f"{tool}=-")
-            continue
-        real = os.path.realpath(found)
-        st = os.stat(real)
-        out.append(f"{tool}={real}:{st.st_size}:{st.st_mtime_ns}")
-    return "tools:" + ";".join(out)
 
 
 def read_json(path: Path) -> object:

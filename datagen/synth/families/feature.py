@@ -18,10 +18,13 @@ import difflib
 import random
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import PurePosixPath
 
+from datagen.sandbox.harness.profiles.registry import get_profile
 from datagen.synth.candidates import Candidate, derive_seed
 from datagen.synth.entities import Entity, extract_entities
-from datagen.synth.reach import FUNCS, entity_id, load_time
+from datagen.synth.families.registry import Family, Proposal, register, share_budget
+from datagen.synth.reach import FUNCS, coverage_reach, entity_id, load_time, static_reach
 from datagen.synth.source import Source
 from datagen.synth.stubs import signature, stub_edit, stub_file
 
@@ -229,3 +232,28 @@ def doc_comments(texts: Mapping[str, str], entity: str, langs: Mapping[str, str]
             if above or doc:
                 out.append(f"{e.qualname}: " + " ".join([*above, doc]).strip())
     return "\n".join(out)
+
+
+def propose_features(p: Proposal, names: list[str]) -> list[Candidate]:
+    """The repo's feature candidates: what each group of its tests reaches (per-test
+    coverage where the baseline has it, else the static reach from the test code), less
+    what the other groups reach, stubbed (``synth.feature_*``)."""
+    profile = get_profile(p.runner)
+    entities = [e for path, lang in p.sources for e in extract_entities(path, p.texts[path], lang)]
+    reach = coverage_reach(p.baseline, entities, profile.test_group) if p.baseline and p.baseline.line_tests else {}
+    if len({frozenset(g) for g in reach.values()}) < 2:  # no coverage, or one that tells no group apart
+        # (a runner that traces per file, not per test)
+        lang_of = {PurePosixPath(path).suffix: lang for path, lang in p.sources}
+        tests = [t for t in sorted(p.texts) if PurePosixPath(t).suffix in lang_of and profile.is_test_file(t)]
+        reach = static_reach(entities, p.texts, tests, lang_of)
+    s = p.cfg.synth
+    size = FeatureSize(tuple(s.feature_lines), tuple(s.feature_entities), s.feature_multi_file)
+    found, why = feature_proposal(p.repo.name, entities, p.texts, reach,
+                                  share_budget(p.cfg, FEATURE, s.max_candidates_per_repo), size, p.cfg.seed)
+    p.row["feature_detail"] = why  # why the family proposed nothing here
+    return found
+
+
+FEATURE = register(Family(FAMILY, "a whole feature removed along what a group of tests reaches",
+                          propose=propose_features, share=lambda s: s.feature_share,
+                          interface=interface, doc_comments=doc_comments))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from textwrap import dedent
 
-from datagen.synth.strategies.feature import is_test_path
+from datagen.synth.strategies.feature_removal import is_test_path
 from datagen.synth.strategies.registry import get_strategy
 from tests.synth.helpers import entity_named
 
