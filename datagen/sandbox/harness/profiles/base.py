@@ -17,24 +17,24 @@ The runner name a task stores (``TaskRecord.runner``) is the profile's ``name``.
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import json
 import shlex
 import shutil
-import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, ClassVar
 
-from datagen.errors import SkipItem
+from datagen.errors import SkipItem, UserError
 from datagen.records.env import EnvPlan
-from datagen.sandbox.harness.protect import guard_lines
+from datagen.sandbox.harness import protect
 
 if TYPE_CHECKING:
     from datagen.config.sandbox import EnvConfig, SandboxLimits
     from datagen.records.tasks import RunResult, TestStatus
+    from datagen.sandbox.envs.cache import BuildLog
+    from datagen.sandbox.envs.docker import ImageSetup
     from datagen.sandbox.isolation.base import Sandbox
 
 TestResults = dict[str, "TestStatus"]
@@ -88,14 +88,11 @@ class Profile:
     language: ClassVar[str] = ""  # the task's language label: python, javascript, typescript, go, rust, ...
     source_langs: ClassVar[tuple[str, ...]] = ()  # crawl languages (ListedFile.lang) strategies may target
     tools: ClassVar[dict[str, str]] = {}  # executable -> Debian package that provides it
+    env_tools: ClassVar[tuple[str, ...]] = ()  # executables an env build uses where present (in its key)
     priority: ClassVar[int] = 100  # detection order: lower is asked first (ties: by name)
     report: ClassVar[str] = REPORT + ".xml"  # where a test run writes its report, in the working copy
     covers_lines: ClassVar[bool] = False  # per-test line coverage (``coverage``) is implemented
     env_version: ClassVar[int] = 1  # raise it when ``ensure_env`` starts writing a different env folder
-    # The env is ``EnvManager``'s (``datagen/sandbox/envs/python/manager.py``): the recipe's user plans
-    # (``env.plan`` / ``env.overrides``) apply, each build attempt keeps its steps, and the tasks
-    # build keeps a record per repo (``envs/<repo>.json``) for the ``repo_envs`` table.
-    keeps_env_record: ClassVar[bool] = False
     # The teacher's env repair (``synth/env_repair.py``) knows how to change this profile's plans.
     repairable: ClassVar[bool] = False
     # A test run needs the env ``ensure_env`` built (no run on the profile's defaults).
@@ -104,10 +101,6 @@ class Profile:
     # the plan's toolchain (major.minor), and the image when the plan names no version.
     image: ClassVar[str] = ""
     image_default: ClassVar[str] = ""
-    # An exported task's container (Harbor) made from the source alone, without the plan: its
-    # base image and the RUN line that installs the repo's dependencies ('' : not exported).
-    export_image: ClassVar[str] = ""
-    export_install: ClassVar[str] = ""
 
     # --- detection -------------------------------------------------------------------------
     def detect(self, src: Path, paths: list[str]) -> bool:
@@ -115,8 +108,9 @@ class Profile:
         raise NotImplementedError
 
     def is_test_file(self, path: str) -> bool:
-        """Test code by this ecosystem's conventions (strategies never target it)."""
-        return conventional_test_file(path)
+        """Test code by this ecosystem's conventions (strategies never target it): the one rule
+        of ``datagen/sandbox/harness/protect.py``, which a profile may only narrow."""
+        return protect.is_test_file(path)
 
     def missing_tool(self) -> ToolchainMissing | None:
         """The first tool of ``tools`` not on PATH here, or None when all are."""
@@ -140,13 +134,34 @@ class Profile:
         return EnvPlan(profile=self.name)
 
     def env_key(self, src: Path, plan: EnvPlan) -> str:
-        """The env cache key: the plan, the dependency files' content and, once a profile
-        changes what its env folder holds, its ``env_version`` (older envs are then rebuilt)."""
-        version = f"v{self.env_version}\0" if self.env_version > 1 else ""  # v1: the keys of before
+        """The env cache key: the plan, the dependency files' content, the tools that build
+        the env (name and version: an env built before a tool was installed is not reused
+        after) and, once a profile changes what its env folder holds, its ``env_version``."""
+        from datagen.sandbox.envs.cache import tools_key
+
+        version = f"v{self.env_version}\0" if self.env_version > 1 else ""
         h = hashlib.sha256(f"{self.name}\0{plan.key_material()}\0{version}".encode())
+        h.update(tools_key(self.build_tools(plan)).encode() + b"\0")
         for rel in self.dependency_files(src):
             h.update(rel.encode() + b"\0" + (src / rel).read_bytes() + b"\0")
         return h.hexdigest()[:16]
+
+    def build_tools(self, plan: EnvPlan) -> tuple[str, ...]:
+        """The executables whose presence and version shape the env ``plan`` builds (the
+        profile's ``tools`` and ``env_tools``)."""
+        return (*self.tools, *self.env_tools)
+
+    def env_name(self, src: Path, plan: EnvPlan, config: EnvConfig) -> str:
+        """The env's folder under the env cache: ``<profile>-<key>`` (the recipe's mirrors in it)."""
+        from datagen.sandbox.envs.mirrors import keyed
+
+        return f"{self.name}-{keyed(self.env_key(src, plan), config.mirrors)}"
+
+    def configured_plan(self, src: Path, config: EnvConfig, name: str = "") -> EnvPlan:
+        """The plan the recipe's ``env`` section gives the repo ``name`` at ``src`` (what the
+        tasks build and ``datagen env`` use): the rules' (``plan``) unless the profile reads
+        user plans from it."""
+        return self.plan(src)
 
     def dependency_files(self, src: Path) -> list[str]:
         """Repo-relative files whose content decides the environment (lock files, manifests)."""
@@ -154,8 +169,13 @@ class Profile:
 
     def ensure_env(self, src: Path, plan: EnvPlan, ctx: EnvContext) -> ProfileEnv:
         """The environment of ``plan`` for the repo at ``src``, built on first use
-        (raises ``datagen.sandbox.envs.python.manager.EnvSetupError`` when it cannot be)."""
+        (raises ``datagen.sandbox.envs.cache.EnvSetupError`` when it cannot be)."""
         return ProfileEnv(self.name, plan)
+
+    def wrap_env(self, env: object, plan: EnvPlan) -> ProfileEnv:
+        """An env this profile's builder made outside ``ensure_env`` (or one named by hand)
+        as a ``ProfileEnv`` (only a profile whose builder hands out its own env kind has one)."""
+        raise TypeError(f"{self.name}: no env of type {type(env).__name__}")
 
     def run_env(self, env: ProfileEnv, workdir: Path) -> dict[str, str]:
         """Variables of one test run in ``workdir``."""
@@ -247,12 +267,22 @@ class Profile:
         """Dockerfile lines after ``FROM`` that add the tools the base image lacks."""
         return []
 
+    def image_setup(self, plan: EnvPlan, workdir: str = "/repo") -> ImageSetup:
+        """What a task's image holds (``datagen/sandbox/envs/docker.py``), the source in
+        ``workdir``: the base image, the tools it lacks, the task's ``setup_script`` as one RUN."""
+        from datagen.sandbox.envs.docker import ImageSetup, setup_heredoc
+
+        return ImageSetup(self.docker_image(plan), self.image_tools(plan),
+                          install=setup_heredoc(plan, self.setup_script(plan)), cmd=list(plan.test_command))
+
     def dockerfile(self, plan: EnvPlan, repo: str = "repo") -> str:
         """``plan`` as a Dockerfile (build context: the repo's working copy): the base image,
-        the plan's variables and the task's ``setup_script`` as its one RUN step."""
-        from datagen.sandbox.envs.docker import render_dockerfile
+        the plan's variables and the setup (``image_setup``)."""
+        from datagen.sandbox.envs.docker import repo_dockerfile
 
-        return render_dockerfile(self, plan, repo)
+        if not self.docker_image(plan):
+            raise UserError(f"profile {self.name!r} names no base image for a Dockerfile")
+        return repo_dockerfile(self.image_setup(plan), plan, repo)
 
     def pins_of(self, setup_script: str) -> list[str]:
         """The exact versions (``EnvPlan.pins``) a ``setup_script`` of this profile installs
@@ -270,7 +300,7 @@ class Profile:
         PASS_TO_PASS) with the repo's own tools, offline; exit 0 only when all of them pass.
         With the task's ``base_commit`` it first fails (exit 3) a checkout whose test files
         or test config differ from the task's (``sandbox.protect``)."""
-        guard = guard_lines(base_commit) if base_commit else []
+        guard = protect.guard_lines(base_commit) if base_commit else []
         return _script("Runs the task's FAIL_TO_PASS and PASS_TO_PASS tests; exit 0 only when all pass.",
                        plan, [*guard, *self.eval_commands(plan, sorted(set(tests)))])
 
@@ -283,23 +313,6 @@ def _script(what: str, plan: EnvPlan, lines: list[str]) -> str:
             # the locale and time zone of the sandboxed runs that validated the task
             "export LANG=C.UTF-8 LC_ALL=C.UTF-8 TZ=UTC"]
     return "\n".join([*head, *env, *lines]) + "\n"
-
-
-TEST_DIRS = frozenset({"tests", "test", "testing", "__tests__", "spec", "testdata"})
-_TEST_SUFFIXES = ("_test.py", "_test.go", "_spec.rb", "_test.rb", "Test.java", "Tests.java", "Test.php")
-_JS_EXTS = (".js", ".mjs", ".cjs", ".ts", ".tsx", ".jsx", ".mts", ".cts")
-
-
-def conventional_test_file(path: str) -> bool:
-    """Test code by the common conventions of the ecosystems datagen knows (test folders,
-    ``test_*.py``, ``*_test.go``, ``*.test.ts``, ``*.spec.js``, ...)."""
-    p = PurePosixPath(path)
-    name = p.name
-    if name == "conftest.py" or name.startswith("test_") and name.endswith(".py") or name.endswith(_TEST_SUFFIXES):
-        return True
-    if any(part in TEST_DIRS for part in p.parts[:-1]):
-        return True
-    return any(name.endswith(f".{kind}{ext}") for kind in ("test", "spec") for ext in _JS_EXTS)
 
 
 def read_json(path: Path) -> object:
@@ -324,81 +337,44 @@ def links_into(workdir: Path, links: Mapping[str, str]) -> None:
             link.symlink_to(target)
 
 
-LOG_TAIL = 4000
-
-
 def cached_env(profile: Profile, src: Path, plan: EnvPlan, ctx: EnvContext,
                build: Callable[[Path, Callable[..., bool]], None]) -> Path:
-    """The env folder ``<cache>/<profile>-<key>``, made by ``build(target, step)`` on first use.
-
-    One builder per key (a file lock; others wait, then reuse); a failed build is recorded
-    (``failed.json`` with the log tail) and not retried unless ``ctx.retry_failed``. A built
-    env that holds a copy of the project's code files fails (``env_holds_source``, emptied);
-    one that holds copies of a few (a dependency vendors them) keeps their paths in
-    ``ok.json``'s ``held`` (``datagen/sandbox/envs/leaks.py``).
+    """The env folder ``<cache>/<profile>-<key>``, made by ``build(target, step)`` on first use
+    in the env cache (``datagen/sandbox/envs/cache.py``: one builder per key, the build record,
+    a failure not retried unless ``ctx.retry_failed``, the leak guard).
     ``step(name, argv, cwd, env=None, ro_paths=(), check=True)`` runs one install command in
     the sandbox with the network on (writable: the env folder only; ``cwd`` lies inside it)
     and raises ``EnvSetupError`` when a checked one fails.
     """
-    from datagen.sandbox.envs.leaks import LEAK_REASON, env_leaks, held_copies, leak_detail, source_digests
-    from datagen.sandbox.envs.mirrors import keyed, mirror_env, unreachable_registry
-    from datagen.sandbox.envs.python.manager import EnvSetupError
-    from datagen.sandbox.harness.parsers import runner_words
+    from datagen.sandbox.envs.cache import BuildLog, ensure_cached
+    from datagen.sandbox.envs.mirrors import mirror_env
 
-    key = keyed(profile.env_key(src, plan), ctx.config.mirrors)
-    mirrors = mirror_env(ctx.config.mirrors)
-    target = ctx.cache_dir / f"{profile.name}-{key}"
-    ctx.cache_dir.mkdir(parents=True, exist_ok=True)
-    with open(ctx.cache_dir / f"{profile.name}-{key}.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        failed = target / "failed.json"
-        if failed.exists() and not ctx.retry_failed:
-            info = json.loads(failed.read_text())
-            raise EnvSetupError(f"{info['error']} (recorded in {failed}; not retried)", info.get("log_tail", ""),
-                                info.get("step", ""), reason=info.get("reason", ""))
-        if (target / "ok.json").exists():
-            return target
-        shutil.rmtree(target, ignore_errors=True)
-        target.mkdir(parents=True)
-        log: list[str] = []
-        started = time.time()
+    def make(target: Path, attempt) -> dict:
+        build(target, _Steps(BuildLog(ctx.sandbox, ctx.limits, target, attempt, mirror_env(ctx.config.mirrors))))
+        return {"profile": profile.name, "plan": plan.model_dump(mode="json")}
 
-        def step(name: str, argv: list[str], cwd: Path, env: Mapping[str, str] | None = None,
+    name = profile.env_name(src, plan, ctx.config)
+    return ensure_cached(ctx.cache_dir, name, src, plan, make, ctx.retry_failed)
+
+
+@dataclass(frozen=True)
+class _Steps:
+    """``step``, the install command of a ``cached_env`` build (see there)."""
+
+    log: BuildLog
+
+    def __call__(self, name: str, argv: list[str], cwd: Path, env: Mapping[str, str] | None = None,
                  ro_paths: tuple[Path, ...] = (), check: bool = True) -> bool:
-            # the sandbox may write only its working copy: that is the whole env folder, and
-            # the command starts in ``cwd`` inside it
-            inner = ["sh", "-c", 'cd "$1" && shift && exec "$@"', "sh", str(cwd), *argv]
-            run_env = {**mirrors, **(env or {})}  # the recipe's mirrors, unless the profile set its own
-            result = ctx.sandbox.run(inner, target, ctx.limits, env=run_env, ro_paths=ro_paths)
-            log.append(f"$ {shlex.join(argv)}\n{result.stdout}{result.stderr}")
-            ok = result.exit_code == 0 and result.limit_hit is None
-            if not ok and check:
-                why = f"limit {result.limit_hit}" if result.limit_hit else f"exit {result.exit_code}"
-                last = runner_words(result.stdout + "\n" + result.stderr)
-                error = f"{name} failed ({why})" + (f": {last}" if last else "")
-                tail = "\n".join(log)[-LOG_TAIL:]
-                registry = unreachable_registry(result.stdout + "\n" + result.stderr)
-                reason = f"registry_unreachable: {registry}" if registry else "env_setup_failed"
-                failed.write_text(json.dumps({"error": error, "log_tail": tail, "reason": reason, "step": name,
-                                              "at": started}))
-                raise EnvSetupError(error, tail, name, reason=reason)
-            return ok
+        from datagen.sandbox.harness.parsers import runner_words
 
-        build(target, step)
-        digests = source_digests(src)
-        leaks = env_leaks(target, src, digests=digests)
-        held = held_copies(leaks, digests) or []
-        if leaks and not held:  # never a silent pass: the env would hand every task of the repo its answer
-            error, tail = leak_detail(leaks), "\n".join(map(str, leaks))[-LOG_TAIL:]
-            for entry in target.iterdir():  # nothing of it stays readable
-                shutil.rmtree(entry) if entry.is_dir() and not entry.is_symlink() else entry.unlink()
-            failed.write_text(json.dumps({"error": error, "log_tail": tail, "reason": LEAK_REASON,
-                                          "step": "leak check", "at": started}))
-            raise EnvSetupError(error, tail, "leak check", reason=LEAK_REASON)
-        (target / "ok.json").write_text(json.dumps(
-            {"profile": profile.name, "plan": plan.model_dump(mode="json"), "held": held,
-             "seconds": round(time.time() - started, 2)}, sort_keys=True))
-    return target
+        # the sandbox may write only its working copy: the whole env folder; the command starts in ``cwd``
+        inner = ["sh", "-c", 'cd "$1" && shift && exec "$@"', "sh", str(cwd), *argv]
+        result, why = self.log.run(name, inner, env, ro_paths, shown=argv)
+        if why and check:
+            output = result.stdout + "\n" + result.stderr
+            last = runner_words(output)
+            raise self.log.fail(name, f"{name} failed ({why})" + (f": {last}" if last else ""), output)
+        return not why
 
 
 def copy_source(src: Path, dest: Path, skip: tuple[str, ...] = (".git",)) -> Path:

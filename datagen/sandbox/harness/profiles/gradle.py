@@ -19,7 +19,7 @@ import shutil
 from pathlib import Path
 
 from datagen.records.env import EnvPlan, InstallStep
-from datagen.sandbox.envs.python.manager import EnvSetupError
+from datagen.sandbox.envs.cache import EnvSetupError
 from datagen.sandbox.harness.parsers import parse_jvm_junit
 from datagen.sandbox.harness.profiles._replay import junit_check
 from datagen.sandbox.harness.profiles.base import (
@@ -71,6 +71,7 @@ class GradleProfile(Profile):
     language = "java"
     source_langs = ("java", "kotlin")
     tools = {"java": "default-jdk-headless"}
+    env_tools = ("gradle",)
     priority = 55
     report = ".datagen-report.xml"
 

@@ -23,6 +23,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from datagen.records.env import EnvPlan, InstallStep
+from datagen.sandbox.harness import protect
 from datagen.sandbox.harness.parsers import parse_jvm_junit
 from datagen.sandbox.harness.profiles._replay import junit_check
 from datagen.sandbox.harness.profiles.base import (
@@ -31,7 +32,6 @@ from datagen.sandbox.harness.profiles.base import (
     ProfileEnv,
     TestResults,
     cached_env,
-    conventional_test_file,
     copy_source,
 )
 from datagen.sandbox.harness.profiles.registry import register
@@ -130,7 +130,7 @@ def java_test_files(tests: list[str], root: str = "src/test/java") -> list[str]:
 
 def is_java_test_file(path: str) -> bool:
     """Maven/Gradle test sources (``src/test/``, integration tests in ``src/it/``) or the usual names."""
-    return any(d in f"/{path}" for d in ("/src/test/", "/src/it/")) or conventional_test_file(path)
+    return any(d in f"/{path}" for d in ("/src/test/", "/src/it/")) or protect.is_test_file(path)
 
 
 def seed_repository(cache_dir: Path) -> Path | None:

@@ -12,6 +12,7 @@ import shlex
 from pathlib import Path
 
 from datagen.records.env import EnvPlan
+from datagen.sandbox.harness import protect
 from datagen.sandbox.harness.parsers import parse_minitest_verbose
 from datagen.sandbox.harness.profiles._ruby import (
     ensure_ruby_env,
@@ -21,7 +22,7 @@ from datagen.sandbox.harness.profiles._ruby import (
     ruby_prefix,
     ruby_setup_lines,
 )
-from datagen.sandbox.harness.profiles.base import EnvContext, Profile, ProfileEnv, TestResults, conventional_test_file
+from datagen.sandbox.harness.profiles.base import EnvContext, Profile, ProfileEnv, TestResults
 from datagen.sandbox.harness.profiles.registry import register
 
 LOADER = 'Dir["test/**/{*_test,test_*}.rb"].sort.each { |f| require File.expand_path(f) }'
@@ -52,6 +53,7 @@ class MinitestProfile(Profile):
     language = "ruby"
     source_langs = ("ruby",)
     tools = {"ruby": "ruby"}
+    env_tools = ("bundle", "gem")
     priority = 75
     report = ".datagen-report.txt"
     image, image_default = "ruby:{version}", "ruby:3"
@@ -68,7 +70,7 @@ class MinitestProfile(Profile):
         return False
 
     def is_test_file(self, path: str) -> bool:
-        return path.startswith("test/") or conventional_test_file(path)
+        return path.startswith("test/") or protect.is_test_file(path)
 
     def dependency_files(self, src: Path) -> list[str]:
         return ruby_dependency_files(src)

@@ -177,11 +177,10 @@ class JsProfile(Profile):
     language = "javascript"
     source_langs = ("javascript", "typescript")
     tools = {"node": "nodejs", "npm": "npm"}
+    env_tools = ("corepack",)
     priority = 20
     report = ".datagen-report.json"
     image, image_default = "node:{version}", "node:lts"
-    export_image = "node:20-slim"
-    export_install = "RUN if [ -f package-lock.json ]; then npm ci; elif [ -f package.json ]; then npm install; fi"
     tool = ""  # the package whose bin runs the tests (node_modules/.bin/<tool>)
 
     def detect(self, src: Path, paths: list[str]) -> bool:

@@ -26,7 +26,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from datagen.records.env import EnvPlan, InstallStep
-from datagen.sandbox.envs.python.manager import EnvSetupError
+from datagen.sandbox.envs.cache import EnvSetupError
 from datagen.sandbox.harness.parsers import parse_phpunit_junit
 from datagen.sandbox.harness.profiles._replay import cmake_regex, junit_check
 from datagen.sandbox.harness.profiles.base import (
@@ -143,6 +143,7 @@ class PHPUnitProfile(Profile):
     language = "php"
     source_langs = ("php",)
     tools = {"php": "php-cli"}
+    env_tools = ("composer", "phpunit")
     priority = 80
     report = ".datagen-report.xml"
     image, image_default = "php:{version}-cli", "php:cli"

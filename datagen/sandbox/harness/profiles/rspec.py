@@ -56,6 +56,7 @@ class RSpecProfile(Profile):
     language = "ruby"
     source_langs = ("ruby",)
     tools = {"ruby": "ruby", "rspec": "ruby-rspec"}
+    env_tools = ("bundle", "gem")
     priority = 70
     report = ".datagen-report.json"
     image, image_default = "ruby:{version}", "ruby:3"
