@@ -339,6 +339,8 @@ CREATE TABLE IF NOT EXISTS pool (
     version VARCHAR NOT NULL,
     environment_setup_commit VARCHAR NOT NULL,
     env_pins VARCHAR[] NOT NULL,
+    interface VARCHAR NOT NULL,
+    soundness_flags VARCHAR[] NOT NULL,
     PRIMARY KEY (instruction_id)
 );
 
@@ -357,4 +359,32 @@ CREATE TABLE IF NOT EXISTS ledger (
     run VARCHAR,
     taken_at TIMESTAMP NOT NULL,
     returned_at TIMESTAMP
+);
+
+CREATE TABLE IF NOT EXISTS soundness (
+    run_id VARCHAR NOT NULL,
+    task_id VARCHAR NOT NULL,
+    repo VARCHAR NOT NULL,
+    strategy VARCHAR NOT NULL,
+    flag VARCHAR NOT NULL,
+    flagged BOOLEAN NOT NULL,
+    evidence VARCHAR NOT NULL,
+    action VARCHAR NOT NULL,
+    PRIMARY KEY (run_id, task_id, flag)
+);
+
+CREATE TABLE IF NOT EXISTS judgements (
+    run_id VARCHAR NOT NULL,
+    task_id VARCHAR NOT NULL,
+    teacher VARCHAR NOT NULL,
+    status VARCHAR NOT NULL,
+    reason VARCHAR NOT NULL,
+    solvable BOOLEAN,
+    issues VARCHAR[] NOT NULL,
+    intent_completeness BIGINT,
+    time_bucket VARCHAR,
+    confidence DOUBLE,
+    reasoning VARCHAR NOT NULL,
+    cached BOOLEAN NOT NULL,
+    PRIMARY KEY (run_id, task_id)
 );

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import Field, model_validator
 
 from datagen.config.base import StrictModel
@@ -37,6 +39,35 @@ class PoolOptions(StrictModel):
     sft: bool = Field(True, description="write the best passing attempt per task as chat SFT JSONL")
 
 
+STATIC_CHECKS = ["b2_implicit_naming", "b10_text_files", "statement_names_test", "statement_line_number",
+                 "exact_output"]
+ISSUES = ["B1", "B2", "B3", "B4", "B5", "B6", "B7", "B8", "B9", "B10", "B11"]
+
+
+class JudgeConfig(StrictModel):
+    """The teacher judge of soundness (SWE-rebench V2's and SWE-bench Verified's rubric)."""
+
+    enabled: bool = Field(False, description="ask the teacher for a verdict per task (batched, cached)")
+    teacher: TeacherConfig = Field(default_factory=lambda: TeacherConfig(model="Qwen/Qwen2.5-Coder-32B-Instruct"))
+    max_chars: int = Field(6000, gt=0, description="characters of the fix and of the failing tests shown")
+    max_tokens: int = Field(400, gt=0, description="the answer's token budget")
+    min_confidence: float = Field(0.0, ge=0, le=1, description="verdicts below this confidence flag nothing")
+    drop_issues: list[str] = Field(default_factory=lambda: list(ISSUES),
+                                   description="defects (B1..B11) that flag a task as unsound")
+
+
+class SoundnessConfig(StrictModel):
+    """Can an honest agent pass a task from what it is told? Static checks on every task, an
+    optional teacher judge, and what to do with a flagged task."""
+
+    enabled: bool = Field(True, description="run the static checks (no teacher needed)")
+    action: Literal["drop", "keep"] = Field("drop", description="drop a flagged task (pool_drops reason "
+                                            "'unsound'), or keep it with its flags (soundness_flags)")
+    checks: list[str] = Field(default_factory=lambda: list(STATIC_CHECKS),
+                              description="the static checks whose flag counts as unsound (all run)")
+    judge: JudgeConfig = Field(default_factory=JudgeConfig)
+
+
 class RlPoolRecipe(StrictModel):
     """``datagen build rl-pool``: tasks -> hard-but-solvable RL instructions, handed out once."""
 
@@ -58,6 +89,7 @@ class RlPoolRecipe(StrictModel):
     sandbox: SandboxConfig = Field(default_factory=SandboxConfig)
     env: EnvConfig = Field(default_factory=EnvConfig)
     pool: PoolOptions = Field(default_factory=PoolOptions)
+    soundness: SoundnessConfig = Field(default_factory=SoundnessConfig)
 
     @property
     def has_policy(self) -> bool:

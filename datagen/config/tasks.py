@@ -73,6 +73,9 @@ class StatementConfig(StrictModel):
         "without one every task gets a 'template' statement)")
     max_output_chars: int = Field(3000, gt=0, description="test output shown to the teacher")
     redact_secrets: bool = Field(True, description="run the secrets step on statements and patches")
+    give_implicit_names: bool = Field(True, description="add to a statement the names and messages its failing "
+                                      "tests need that only the fix shows (the B2 soundness check's list), and ask "
+                                      "the teacher for them: without them an honest agent cannot pass the tests")
 
 
 class SnapshotConfig(StrictModel):

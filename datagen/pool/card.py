@@ -33,6 +33,8 @@ class CardInfo(StrictModel):
     skyrl_image: str | None = Field(None, description="SkyRL rows' image_name (None: SkyRL's mini-swe-agent builds "
                                     "the environment; a name makes it run that image)")
     max_rows_per_shard: int = Field(10_000, ge=1)
+    soundness: dict[str, int] | None = Field(None, description="soundness flag -> tasks it removed (None: the "
+                                             "checks did not run)")
 
 
 def header(info: CardInfo, splits: list[str], n_rows: int) -> dict:
@@ -77,6 +79,8 @@ def write_card(out: Path, info: CardInfo, by_split: dict[str, list[PoolRow]], dr
     lines += _table("split", Counter(r.split for r in rows))
     lines += _table("difficulty band", Counter(r.difficulty_band for r in rows))
     lines += _table("dropped: reason", Counter(d.reason for d in dropped))
+    if info.soundness is not None:
+        lines += _table("removed by soundness flag", Counter(info.soundness))
     lines += _table("repository", Counter(r.repo for r in rows))
     lines += ["", "| file | rows | bytes |", "|---|---:|---:|"]
     lines += [*(f"| {s.path} | {s.rows} | {s.bytes} |" for s in shards), ""]

@@ -57,7 +57,7 @@ _MSG = pa.list_(pa.struct([pa.field("role", pa.string()), pa.field("content", pa
 _PARQUET = {"compression": "zstd", "compression_level": 3, "use_dictionary": True, "write_statistics": True,
             "row_group_size": 1024, "store_schema": True}
 SWEBENCH_FIELDS = ("instance_id", "repo", "base_commit", "patch", "test_patch", "problem_statement", "hints_text",
-                   "created_at", "version", "environment_setup_commit", "FAIL_TO_PASS", "PASS_TO_PASS")
+                   "created_at", "version", "environment_setup_commit", "FAIL_TO_PASS", "PASS_TO_PASS", "interface")
 
 
 def _write_parquet(table: pa.Table, path: Path) -> Path:
@@ -139,7 +139,7 @@ def swebench_row(row: PoolRow, lists_as_json: bool) -> dict:
         "created_at": row.created_at, "version": row.version,
         "environment_setup_commit": row.environment_setup_commit or row.base_commit,
         "FAIL_TO_PASS": json.dumps(f2p) if lists_as_json else f2p,
-        "PASS_TO_PASS": json.dumps(p2p) if lists_as_json else p2p,
+        "PASS_TO_PASS": json.dumps(p2p) if lists_as_json else p2p, "interface": row.interface,
     }
 
 

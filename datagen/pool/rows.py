@@ -20,6 +20,7 @@ import jinja2
 from datagen.config.base import canonical_json, load_yaml_pack
 from datagen.errors import UserError
 from datagen.records.pool import AuxCheck, ChatMessage, PoolRow, PoolTaskInput
+from datagen.records.tasks import interface_text
 from datagen.sandbox.harness.profiles.registry import get_profile
 from datagen.sandbox.harness.protect import guard_lines
 from datagen.sandbox.harness.task_store import read_tasks, source_dir
@@ -57,7 +58,8 @@ def render(template: str, folder: Path = PROMPTS, **context: object) -> str:
 def prompt_messages(task: PoolTaskInput, checks: list[AuxCheck], folder: Path = PROMPTS) -> list[ChatMessage]:
     """The system message (the agent task and its rules) and the user message (the problem
     statement with the repository and base commit)."""
-    context = {**task.model_dump(), "lint_commands": [c.command for c in checks if c.kind == "lint"]}
+    context = {**task.model_dump(), "lint_commands": [c.command for c in checks if c.kind == "lint"],
+               "interface": interface_text(task.interface)}
     return [ChatMessage(role="system", content=render("system.jinja", folder, **context)),
             ChatMessage(role="user", content=render("user.jinja", folder, **context))]
 
@@ -116,7 +118,7 @@ def to_pool_row(task: PoolTaskInput, base: Path, group_size: int, checks: list[A
         source_files=task.relevant_files or changed_files(task.patch), strategy=task.strategy or None,
         statement_style=task.statement_style or None, parent_ids=task.parent_ids, hints_text=task.hints_text,
         created_at=task.created_at, version=task.version, environment_setup_commit=task.environment_setup_commit,
-        env_pins=env_pins(task),
+        env_pins=env_pins(task), interface=interface_text(task.interface),
     )
 
 

@@ -13,7 +13,16 @@ from datagen.records.pack import (
 )
 from datagen.records.pool import AuxCheck, ChatMessage, LedgerRow, PoolDropRow, PoolRow, PoolTaskInput
 from datagen.records.score import AttemptRow, DifficultyRow, QualityLabel, ScoreRow
-from datagen.records.tasks import CandidateRow, RepoBaselineRow, RunResult, TaskRecord, TaskRow, ValidationRow
+from datagen.records.soundness import JudgeRow, SoundnessRow
+from datagen.records.tasks import (
+    CandidateRow,
+    InterfaceItem,
+    RepoBaselineRow,
+    RunResult,
+    TaskRecord,
+    TaskRow,
+    ValidationRow,
+)
 from datagen.records.teacher import TeacherCall
 
 # Every manifest table, in DDL order. Later builds append their records here.
@@ -24,6 +33,7 @@ TABLES: list[type[Record]] = [
     RepoBaselineRow, CandidateRow, TaskRow, RepoEnvRow,
     ScoreRow, AttemptRow, DifficultyRow,
     PoolRow, PoolDropRow, LedgerRow,
+    SoundnessRow, JudgeRow,
 ]
 # Records that are rows of an output dataset rather than manifest tables.
 DATASET_RECORDS: list[type[Record]] = [CodeFile, TaskRecord, QualityLabel]
@@ -33,6 +43,6 @@ __all__ = [
     "ValidationRow", "TeacherCall", "RepoOrderRow", "RepoDocRow", "TokenCountRow", "PackOutputRow",
     "CandidateRow", "TaskRow", "RepoBaselineRow", "ScoreRow", "AttemptRow", "DifficultyRow",
     "PoolRow", "PoolDropRow", "LedgerRow", "QualityLabel", "RepoEnvRow", "ChatMessage", "AuxCheck", "PoolTaskInput",
-    "LanguageMixRow", "LongBucketRow",
+    "LanguageMixRow", "LongBucketRow", "SoundnessRow", "JudgeRow", "InterfaceItem",
     "TABLES", "DATASET_RECORDS", "DropReason", "DROP_REASONS", "reason_key",
 ]

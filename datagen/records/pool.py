@@ -88,6 +88,10 @@ class PoolRow(Record):
     env_pins: list[str] = Field(default_factory=list, description="the exact versions (name==version) the "
                                 "task's validating env held (its setup_script's pins; empty when it has none): "
                                 "the Harbor Dockerfile installs under them")
+    interface: str = Field("", description="what the solution implements or changes, as text (the task's "
+                           "`interface`: per file, signatures and doc comments); '' when the task has none")
+    soundness_flags: list[str] = Field(default_factory=list, description="the soundness flags it was kept with "
+                                       "(soundness.action: keep); see the manifest table `soundness`")
 
 
 class PoolDropRow(Record):

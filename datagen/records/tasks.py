@@ -37,6 +37,29 @@ class RunResult(Record):
         return self.exit_code == 0 and self.limit_hit is None
 
 
+class InterfaceItem(Record):
+    """One entity a task's solution implements or changes: where it is, its signature, its
+    doc comment (a feature task: a stubbed function; a bug task: a function the fix changes
+    that the failing tests call)."""
+
+    path: str
+    name: str = Field(description="qualified name, e.g. 'Router.add'")
+    signature: str = Field(description="its first line(s) as the tree shows them, e.g. 'def add(self, route):'")
+    doc: str = Field("", description="its doc comment or docstring, '' when none")
+
+
+def interface_text(items: list[InterfaceItem]) -> str:
+    """The interface as plain text (what the SWE-bench row's ``interface`` and a prompt hold):
+    per file, each signature, with its doc comment indented under it."""
+    out: list[str] = []
+    for path in sorted({i.path for i in items}):
+        out.append(f"{path}:")
+        for i in (i for i in items if i.path == path):
+            out.append(f"    {i.signature}")
+            out += [f"        {line}" for line in i.doc.splitlines() if line.strip()]
+    return "\n".join(out) + ("\n" if out else "")
+
+
 class TaskRecord(Record):
     """One stored task (a row of ``tasks.jsonl``)."""
 
@@ -78,6 +101,9 @@ class TaskRecord(Record):
     changed_files: int = Field(0, description="files the fix changes")
     changed_lines: int = Field(0, description="lines the fix adds plus lines it removes")
     long_horizon: bool = Field(False, description="the fix spans 5 or more files")
+    interface: list[InterfaceItem] = Field(default_factory=list, description="what the solution implements or "
+                                           "changes (a feature task: the stubbed functions; a bug task: the "
+                                           "functions the fix changes that the failing tests call)")
 
     @field_validator("FAIL_TO_PASS", "PASS_TO_PASS", mode="before")
     @classmethod

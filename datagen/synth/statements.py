@@ -162,8 +162,26 @@ def grouped(api: list[tuple[str, str]]) -> list[tuple[str, list[str]]]:
 
 
 def statement_prompt(style: str, repo: str, failing: list[str], output: str, test_source: str,
-                     max_chars: int) -> str:
-    """The teacher prompt for one statement: tests and their output, never the diff."""
+                     max_chars: int, names: list[str] | None = None) -> str:
+    """The teacher prompt for one statement: tests and their output, never the diff; ``names``:
+    what the tests need that only the fix shows, which the statement must give."""
     trimmed = output if len(output) <= max_chars else output[: max_chars // 2] + "\n...\n" + output[-max_chars // 2:]
     return render(f"statement_{style}", repo=repo, failing=failing[:SHOWN_TESTS],
-                  more=max(0, len(failing) - SHOWN_TESTS), output=trimmed.strip(), test_source=test_source.strip())
+                  more=max(0, len(failing) - SHOWN_TESTS), output=trimmed.strip(), test_source=test_source.strip(),
+                  names=names or [])
+
+
+def given(names: list[str]) -> set[str]:
+    """The tokens of ``names`` (``implicit_names``): a statement may name them without leaking."""
+    return tokens(" ".join(names))
+
+
+def with_names(statement: Statement, names: list[str]) -> Statement:
+    """``statement`` with the names and messages its failing tests need that only the fix
+    shows (``soundness.implicit_names``) added as a last line, those it does not name yet:
+    an agent cannot guess them, and naming them gives nothing away the tests do not show."""
+    missing = [n for n in names if n not in statement.text]
+    if not missing:
+        return statement
+    line = render("statement_names", names=[code_span(n) for n in missing]).strip()
+    return Statement(statement.text.rstrip("\n") + "\n\n" + line + "\n", statement.style, statement.note)

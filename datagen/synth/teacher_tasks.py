@@ -22,6 +22,7 @@ from datagen.synth.statements import (
     RepoTokens,
     Statement,
     feature_statement,
+    given,
     grouped,
     leak,
     render,
@@ -185,32 +186,35 @@ def _apply_edits(res: TeacherResult, funcs: list[dict], texts: Mapping[str, str]
 
 def teacher_statements(cfg: TasksRecipe, emitted: list[Emitted], texts: Mapping[str, Mapping[str, str]],
                        tokens: Mapping[str, RepoTokens], teacher,
-                       apis: Mapping[str, tuple[list[tuple[str, str]], str]] | None = None) -> list[Statement]:
+                       apis: Mapping[str, tuple[list[tuple[str, str]], str]] | None = None,
+                       names: Mapping[str, list[str]] | None = None) -> list[Statement]:
     """One statement per task, styles taken in turn; a leaking or failed answer falls back
     to the template (the note says why). A feature task (``apis``: instance id -> its
     interface and the doc comments of its stubbed functions) is asked for as a short
-    request to implement it (``statement_feature_request``), its fallback the feature template."""
+    request to implement it (``statement_feature_request``), its fallback the feature template.
+    ``names`` (instance id -> what its failing tests need that only the fix shows) go into
+    the prompt, and a statement naming them does not leak."""
     styles = cfg.statement.styles
-    apis = apis or {}
+    apis, names = apis or {}, names or {}
     requests = []
     for i, e in enumerate(emitted):
         r = e.record
         if r.instance_id in apis:
             api, docs = apis[r.instance_id]
             prompt = render("statement_feature_request", repo=r.repo, interface=grouped(api), docs=docs.strip(),
-                            failing=r.FAIL_TO_PASS[:SHOWN_TESTS], more=max(0, len(r.FAIL_TO_PASS) - SHOWN_TESTS))
+                            names=names.get(r.instance_id, []), failing=r.FAIL_TO_PASS[:SHOWN_TESTS], more=max(0, len(r.FAIL_TO_PASS) - SHOWN_TESTS))
             requests.append(_ask(prompt, r.instance_id, derive_seed(cfg.seed, r.instance_id, "statement")))
             continue
         src = test_source(texts[r.repo], r.FAIL_TO_PASS[0]) if r.FAIL_TO_PASS else ""
         prompt = statement_prompt(styles[i % len(styles)], r.repo, r.FAIL_TO_PASS, e.verdict.failure_output, src,
-                                  cfg.statement.max_output_chars)
+                                  cfg.statement.max_output_chars, names.get(r.instance_id))
         requests.append(_ask(prompt, r.instance_id, derive_seed(cfg.seed, r.instance_id, "statement")))
     out = []
     results = teacher.generate(requests, progress=True) if requests else []
     for i, (e, res) in enumerate(zip(emitted, results)):
         r = e.record
         e.candidate.teacher_tokens += _tokens(res)
-        fix_only = tokens[r.repo].fix_only(e.candidate.changes, r.patch)
+        fix_only = tokens[r.repo].fix_only(e.candidate.changes, r.patch) - given(names.get(r.instance_id, []))
         text = (res.text or "").strip() if res.status == "ok" else ""
         why = leak(text, r.patch, fix_only) if text else f"teacher {res.status}"
         feature = r.instance_id in apis

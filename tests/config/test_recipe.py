@@ -53,7 +53,7 @@ RECIPES = {"cpt-corpus.yaml": (CptCorpusRecipe, None), "validate.yaml": (Validat
            "quality.yaml": (QualityRecipe, None)}
 CHOICES = {"teacher.yaml": {"base_url"}}  # the server a recipe names is its choice, not a default
 # Defaults that depend on the machine (the user's cache folder) are not written in a recipe.
-MACHINE = {"teacher.cache_dir", "policy.cache_dir"}
+MACHINE = {"teacher.cache_dir", "policy.cache_dir", "soundness.judge.teacher.cache_dir"}
 
 
 def _leaves(data: dict, prefix: str = "") -> dict:

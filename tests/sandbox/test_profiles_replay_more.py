@@ -256,6 +256,46 @@ def test_ruby_task_replays_with_minitest_past_a_gemfile_group_bundler_cannot_ins
     _replay_past_a_failed_gemfile(tmp_path, "minitest", src, bug, {"StackTest#test_size"})
 
 
+# A spec helper that requires coverage, debugger and reporter gems this machine does not have
+# (simplecov, coveralls, pry, byebug; a JUnit formatter in .rspec): every spec file failed to
+# load. The stand-ins on RUBYLIB let them load, in the validating runs and in the eval script.
+COVERAGE_HELPER = ('require "simplecov"\nrequire "coveralls"\nSimpleCov.formatter = SimpleCov::Formatter::'
+                   'MultiFormatter.new([SimpleCov::Formatter::HTMLFormatter, Coveralls::SimpleCov::Formatter])\n'
+                   'SimpleCov.start do\n  add_filter "/spec/"\n  minimum_coverage 95\nend\n'
+                   'require "pry"\nrequire "byebug"\n')
+TALLY_RB = {
+    ".rspec": "--require spec_helper\n--format RspecJunitFormatter --out junit.xml\n",
+    "lib/tally.rb": "module Tally\n  def self.count(words)\n    words.each_with_object(Hash.new(0)) "
+                    "{ |w, h| h[w.downcase] += 1 }\n  end\n\n  def self.top(words, n)\n"
+                    "    count(words).sort_by { |w, c| [-c, w] }.first(n).map(&:first)\n  end\nend\n",
+    "spec/spec_helper.rb": COVERAGE_HELPER + 'require_relative "../lib/tally"\n',
+    "spec/tally_spec.rb": 'RSpec.describe Tally do\n  it "counts case-insensitively" do\n'
+                          '    expect(Tally.count(%w[a A b])).to eq("a" => 2, "b" => 1)\n  end\n\n'
+                          '  it "ranks the most frequent first" do\n'
+                          '    expect(Tally.top(%w[b a b c a b], 2)).to eq(%w[b a])\n  end\nend\n',
+}
+
+
+@needs("ruby", "rspec")
+def test_a_spec_helper_requiring_missing_coverage_and_debug_gems_still_loads(tmp_path):
+    assert not tools.present("coveralls")  # the gems are missing here, as they were for the wall
+    src = _write(tmp_path / "fixture" / "tally", TALLY_RB)
+    bug = ("lib/tally.rb", "h[w.downcase] += 1", "h[w] += 1")
+    task = replay_validated(tmp_path, "rspec", src, bug, {"spec/tally_spec.rb::Tally counts case-insensitively"})
+    assert "spec/tally_spec.rb::Tally ranks the most frequent first" in task.PASS_TO_PASS
+
+
+@needs("ruby")
+def test_a_minitest_helper_requiring_a_missing_reporter_gem_still_loads(tmp_path):
+    helper = 'require "simplecov"\nSimpleCov.start\nrequire "minitest/autorun"\nrequire "minitest/reporters"\n' \
+             "Minitest::Reporters.use! [Minitest::Reporters::SpecReporter.new]\nrequire \"debug\"\n"
+    test = MINITEST_FIXTURE["test/stack_test.rb"].replace('require "minitest/autorun"', 'require "test_helper"')
+    src = _write(tmp_path / "fixture" / "stack", {**MINITEST_FIXTURE, "test/test_helper.rb": helper,
+                                                   "test/stack_test.rb": test})
+    bug = ("lib/stack.rb", "def size = @items.size", "def size = @items.size - 1")
+    replay_validated(tmp_path, "minitest", src, bug, {"StackTest#test_size"})
+
+
 @needs("php", "phpunit")
 def test_php_task_replays_with_phpunit(tmp_path):
     bug = ("src/Roman.php", "while ($n >= $value)", "while ($n > $value)")

@@ -4,7 +4,9 @@ in pytest's own words. Real pytest in the real sandbox, on this interpreter's ve
 
 from __future__ import annotations
 
+import os
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -15,6 +17,7 @@ from datagen.records.env import EnvPlan
 from datagen.sandbox.envs.python.manager import env_at
 from datagen.sandbox.envs.python.plan import python_plan
 from datagen.sandbox.harness.profiles.registry import get_profile
+from datagen.sandbox.harness.protect import is_protected
 from datagen.sandbox.harness.runners import as_profile_env, run_profile
 from datagen.sandbox.isolation.select import get_sandbox
 
@@ -96,3 +99,56 @@ def test_a_suite_that_collects_nothing_says_so_in_pytests_words(tmp_path):
     assert run.results == {}
     assert run.report_error.startswith("the runner reported no tests: ")
     assert "no tests ran" in run.report_error
+
+
+def _suite_and_replay(src: Path, tmp_path: Path) -> dict[str, str]:
+    """The repo's whole suite by the profile (the plan's variables on, as a build sets them),
+    then the plan's eval script over the ids it reported: it must pass outside datagen too."""
+    plan = python_plan(src, pythons=[sys.executable])
+    env = env_at(Path(sys.prefix))
+    work = tmp_path / "work"
+    shutil.copytree(src, work)
+    run = run_profile(get_profile("pytest"), as_profile_env("pytest", env, plan), get_sandbox("auto", warn=False),
+                      work, LIMITS, extra_env=plan.env)
+    script = get_profile("pytest").eval_script(plan, sorted(run.results))
+    replay = subprocess.run(["bash", "-c", script], cwd=src, capture_output=True, text=True, timeout=120,
+                            env={**os.environ, "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}"})
+    assert replay.returncode == 0, replay.stdout[-2000:] + replay.stderr[-2000:]
+    return run.results
+
+
+def test_unittest_files_named_without_an_underscore_are_a_pytest_suite(tmp_path):
+    """``pkg/tests/testfoo.py``: unittest discovery runs it, pytest's default names miss it."""
+    src = _tree(tmp_path / "repo", {
+        "pyproject.toml": '[project]\nname = "wrapx"\nversion = "1.0"\n',
+        "wrapx/__init__.py": "def wrap(s, n):\n    return [s[i:i + n] for i in range(0, len(s), n)]\n",
+        "wrapx/tests/__init__.py": "",
+        "wrapx/tests/testwrap.py": "import unittest\n\nfrom wrapx import wrap\n\n\nclass Wrap(unittest.TestCase):\n"
+                                   "    def test_chunks(self):\n"
+                                   "        self.assertEqual(wrap('abcde', 2), ['ab', 'cd', 'e'])\n",
+        "wrapx/tests/helpers_for_tests.py": "X = 1\n",
+    })
+    paths = [p.relative_to(src).as_posix() for p in src.rglob("*") if p.is_file()]
+    assert get_profile("pytest").detect(src, paths)
+    assert python_plan(src, pythons=[sys.executable]).env["PYTEST_ADDOPTS"] == '-o "python_files=test*.py *_test.py"'
+    assert _suite_and_replay(src, tmp_path) == {"wrapx/tests/testwrap.py::Wrap::test_chunks": "pass"}
+    assert is_protected("wrapx/tests/testwrap.py") and is_protected("wrapx/testwrap.py")
+
+
+def test_a_suite_folder_with_its_own_conftest_and_config_is_found_and_run(tmp_path):
+    """``src/tests/`` holds the suite, its conftest.py and its own pytest.ini (file names only
+    that config collects): the folder is the test path, ids stay relative to the repo."""
+    src = _tree(tmp_path / "repo", {
+        "src/padx/__init__.py": "def pad(s, n):\n    return s.rjust(n)\n",
+        "src/tests/pytest.ini": "[pytest]\npython_files = check_*.py\n",
+        "src/tests/conftest.py": "import sys\nfrom pathlib import Path\n\nimport pytest\n\n"
+                                 "sys.path.insert(0, str(Path(__file__).parents[1]))\n\n\n"
+                                 "@pytest.fixture\ndef width():\n    return 4\n",
+        "src/tests/check_pad.py": "from padx import pad\n\n\ndef test_pad(width):\n"
+                                  "    assert pad('ab', width) == '  ab'\n",
+    })
+    paths = [p.relative_to(src).as_posix() for p in src.rglob("*") if p.is_file()]
+    assert get_profile("pytest").detect(src, paths)
+    plan = python_plan(src, pythons=[sys.executable])
+    assert plan.test_paths == ["src/tests"] and "--rootdir=." in plan.env["PYTEST_ADDOPTS"]
+    assert _suite_and_replay(src, tmp_path) == {"src/tests/check_pad.py::test_pad": "pass"}

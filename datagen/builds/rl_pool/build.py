@@ -4,6 +4,8 @@ solvable for the current policy, in a pool that hands each one out once.
 Stages:
 1. rows: every task of ``tasks.jsonl`` as a pool row (chat prompt, reward spec, lineage);
 2. hygiene: benchmark decontamination, near-duplicate statements, split by repository;
+   then soundness (``builds/rl_pool/soundness.py``): static checks on every task and the
+   optional teacher judge; a flagged task is dropped (``unsound``) or kept with its flags;
 3. perplexity (``perplexity.enabled``): a score per statement (and fix), the recipe's cut;
 4. difficulty (a ``policy`` and ``difficulty.enabled``): K attempts per task graded in the
    sandbox, the pass-rate band kept, a hint per failed attempt, the best passing attempt
@@ -36,6 +38,7 @@ from rich.console import Console
 
 from datagen.builds.base import Build, accounted_teacher
 from datagen.builds.rl_pool.grading import grade_all, scorer_for
+from datagen.builds.rl_pool.soundness import check_soundness
 from datagen.config.rl_pool import RlPoolRecipe
 from datagen.errors import EmptyBuild, JobsSubmitted
 from datagen.manifest import Manifest
@@ -43,7 +46,7 @@ from datagen.pool.exports import CardInfo, write_pool
 from datagen.pool.hygiene import clean, drop_row
 from datagen.pool.manifest import record_pool
 from datagen.pool.rows import read_pool_tasks, rows_from_tasks
-from datagen.records import AttemptRow, DifficultyRow, PoolDropRow, PoolRow, ScoreRow
+from datagen.records import AttemptRow, DifficultyRow, JudgeRow, PoolDropRow, PoolRow, ScoreRow, SoundnessRow
 from datagen.runtime.atomic import atomic_write
 from datagen.runtime.executors import StageRunner
 from datagen.runtime.progress import progress_bar
@@ -132,7 +135,9 @@ def _build(cfg: RlPoolRecipe, out: Path, run: BuildRun, runner: StageRunner, inp
     rows, drops = clean(rows, h.decontam if h.decontam.enabled else None, h.near_dedup, h.eval_fraction,
                         h.eval_repos, cfg.seed)
     funnel["clean"] = len(rows)
-    s = _Scored(rows, list(drops))
+    sound = check_soundness(cfg, rows, inputs, run, console)
+    funnel["sound"] = len(sound.rows)
+    s = _Scored(sound.rows, [*drops, *sound.drops])
     _perplexity(cfg, s, run.run_id, console)
     funnel["scored"] = len(s.rows)
     notes = _difficulty(cfg, s, inputs, run, runner, console)
@@ -140,14 +145,15 @@ def _build(cfg: RlPoolRecipe, out: Path, run: BuildRun, runner: StageRunner, inp
     if not s.rows and not allow_empty:
         _refuse_empty(cfg, funnel, s.drops, out)
     info = CardInfo(pretty_name=cfg.pool.pretty_name, data_source=cfg.pool.data_source,
-                    description=_description(cfg, notes))
+                    description=_description(cfg, notes), soundness=sound.removed)
     shards = write_pool(s.rows, s.drops, stage, info)  # staged: switched in around the manifest
     _write_sft(stage, s.sft)
 
     def commit(mark) -> None:
         with Manifest(out) as m:
             record_pool(m, run.run_id, s.rows, s.drops, shards, out,
-                        also={ScoreRow: s.scores, AttemptRow: s.attempts, DifficultyRow: s.difficulty}, mark=mark)
+                        also={ScoreRow: s.scores, AttemptRow: s.attempts, DifficultyRow: s.difficulty,
+                              SoundnessRow: sound.checks, JudgeRow: sound.judgements}, mark=mark)
 
     publish(commit)
     funnel["pooled"] = len(s.rows)

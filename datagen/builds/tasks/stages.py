@@ -35,10 +35,25 @@ from datagen.synth.entities import extract_entities
 from datagen.synth.feature_tasks import FAMILY as FEATURE
 from datagen.synth.feature_tasks import FeatureSize, doc_comments, feature_candidates, interface
 from datagen.synth.gitrepo import TaskRepo
+from datagen.synth.interface import task_interface
 from datagen.synth.mining import combine_candidates, history_candidates
 from datagen.synth.reach import coverage_reach, static_reach
-from datagen.synth.snapshot import detect_profile, non_blank_lines, snapshot_files, source_files, write_snapshot
-from datagen.synth.statements import RepoTokens, feature_statement, first_error, template_statement
+from datagen.synth.snapshot import (
+    detect_profile,
+    is_test_file,
+    non_blank_lines,
+    snapshot_files,
+    source_files,
+    write_snapshot,
+)
+from datagen.synth.statements import (
+    RepoTokens,
+    feature_statement,
+    first_error,
+    given,
+    template_statement,
+    with_names,
+)
 
 PROPOSING = ("procedural", "removal", "feature_removal")
 
@@ -411,6 +426,8 @@ def _row(run_id: str, c: Candidate, v: Verdict) -> CandidateRow:
 def _write_statements(cfg: TasksRecipe, by_repo: dict[str, RepoState], emitted: list[Emitted], teacher,
                       console: Console) -> None:
     pack = SecretPack.load() if cfg.statement.redact_secrets else None
+    described = {e.record.instance_id: _describe(by_repo[e.record.repo], e) for e in emitted}
+    names = {iid: d[1] for iid, d in described.items()}
     if teacher is not None:
         from datagen.synth.teacher_tasks import teacher_statements
 
@@ -421,12 +438,12 @@ def _write_statements(cfg: TasksRecipe, by_repo: dict[str, RepoState], emitted: 
                 apis[e.record.instance_id] = (interface(s.texts, e.candidate.entity, dict(s.sources)),
                                               doc_comments(s.texts, e.candidate.entity, dict(s.sources)))
         statements = teacher_statements(cfg, emitted, {n: s.texts for n, s in by_repo.items()},
-                                        {n: s.tokens for n, s in by_repo.items()}, teacher, apis)
+                                        {n: s.tokens for n, s in by_repo.items()}, teacher, apis, names)
     else:
         statements = []
         for e in emitted:
             tok = by_repo[e.record.repo].tokens
-            fix_only = tok.fix_only(e.candidate.changes, e.record.patch)
+            fix_only = tok.fix_only(e.candidate.changes, e.record.patch) - given(names[e.record.instance_id])
             if e.candidate.family == FEATURE:
                 langs = dict(by_repo[e.record.repo].sources)
                 api = interface(by_repo[e.record.repo].texts, e.candidate.entity, langs)
@@ -436,7 +453,16 @@ def _write_statements(cfg: TasksRecipe, by_repo: dict[str, RepoState], emitted: 
             statements.append(template_statement(e.record.repo, e.record.FAIL_TO_PASS, e.verdict.failure_output,
                                                  e.record.patch, fix_only))
     for e, st in zip(emitted, statements):
+        items, needed = described[e.record.instance_id]
+        st = with_names(st, needed) if cfg.statement.give_implicit_names else st
         text = pack.redact(st.text)[0] if pack is not None else st.text
-        e.record = e.record.model_copy(update={"problem_statement": text, "statement_style": st.style})
+        e.record = e.record.model_copy(update={"problem_statement": text, "statement_style": st.style,
+                                               "interface": items})
         e.statement_note = st.note
 
+
+def _describe(s: RepoState, e: Emitted) -> tuple[list, list[str]]:
+    """The task's interface and what its failing tests need that only the fix shows."""
+    tests = [p for p in e.record.relevant_files if is_test_file(p)]
+    return task_interface(s.texts, e.candidate.changes, e.record.patch, e.candidate.entity, dict(s.sources),
+                          e.record.FAIL_TO_PASS, tests, e.candidate.family == FEATURE)

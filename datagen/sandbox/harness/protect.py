@@ -21,9 +21,10 @@ from __future__ import annotations
 import re
 import shlex
 
-# Test code: test folders at any depth, and test file names of each ecosystem.
+# Test code: test folders at any depth, and test file names of each ecosystem (Python's:
+# pytest's ``test_*.py`` and unittest discovery's ``testfoo.py``; not a ``testing_utils.py``).
 _TEST_DIRS = r"(^|/)(tests?|testing|__tests__|spec|specs|testdata|src/test|src/it)/"
-_TEST_NAMES = (r"(^|/)(test_[^/]*\.py|[^/]*_test\.(py|go|rb|c|cc|cpp|cxx)|[^/]*_spec\.rb|"
+_TEST_NAMES = (r"(^|/)(test(_[^/]*|[^/_]*)\.py|[^/]*_test\.(py|go|rb|c|cc|cpp|cxx)|[^/]*_spec\.rb|"
                r"[^/]*Tests?\.(java|kt|php|cs)|[^/]*_unittest\.[^/]*|[^/]*\.(test|spec)\.[cm]?[jt]sx?)$")
 # Test configuration: what decides which tests run and how.
 _TEST_CONFIG = (r"(^|/)(conftest\.py|pytest\.ini|tox\.ini|noxfile\.py|\.coveragerc|"

@@ -119,13 +119,19 @@ def python_plan(src: Path, pythons: list[str] | tuple[str, ...] = (), test_requi
                                         origin="env.test_requirements"))
     plan.env = meta.tox_env()
     if meta.unittest_named() and "python_files" not in meta.pytest_config():
-        # `test.py` / `tests.py` (unittest style) are not pytest's default file names
-        plan.env["PYTEST_ADDOPTS"] = '-o "python_files=test_*.py *_test.py test.py tests.py"'
-        plan.notes.append("test files named test.py / tests.py: pytest told to collect them (python_files)")
+        # unittest discovery's names (`test.py`, `tests.py`, `testfoo.py`) are not pytest's default
+        plan.env["PYTEST_ADDOPTS"] = f'-o "python_files={UNITTEST_FILES}"'
+        plan.notes.append("test files named the unittest way (test*.py): pytest told to collect them (python_files)")
     plan.write_files = meta.generated_files()
     if plan.write_files:
         plan.notes.append(f"build-generated files written into the source: {', '.join(sorted(plan.write_files))}")
     plan.test_paths = meta.test_paths()
+    if not plan.test_paths and (own := nested_suites(src)):
+        # a suite folder with its own conftest.py and pytest config (``src/tests/pytest.ini``): pytest
+        # reads that config when the folder is its test path; ids stay relative to the repo's root
+        plan.test_paths = own
+        plan.env["PYTEST_ADDOPTS"] = " ".join([plan.env.get("PYTEST_ADDOPTS", ""), "--rootdir=."]).strip()
+        plan.notes.append(f"suite folders with their own conftest.py and pytest config: {', '.join(own)}")
     plan.test_command = ["python", "-m", "pytest", *plan.test_paths]
     if not runtime:
         plan.notes.append("no runtime dependencies declared in any file read")
@@ -135,6 +141,37 @@ def python_plan(src: Path, pythons: list[str] | tuple[str, ...] = (), test_requi
 def pytest_config(src: Path) -> dict[str, str]:
     """The repo's pytest ini options, from the file pytest itself would pick first."""
     return _Meta(Path(src), "").pytest_config()
+
+
+UNITTEST_FILES = "test*.py *_test.py"  # unittest discovery's pattern, and pytest's suffix one
+_PYTEST_INIS = ("pytest.ini", ".pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg")
+
+
+def nested_suites(src: Path) -> list[str]:
+    """Folders below the root (at most 3 deep) that hold a ``conftest.py`` and a pytest
+    config of their own, the top-most ones, sorted: a suite the repo runs from its folder."""
+    found = []
+    for conftest in sorted(Path(src).glob("*/conftest.py")) + sorted(Path(src).glob("*/*/conftest.py")) + \
+            sorted(Path(src).glob("*/*/*/conftest.py")):
+        folder = conftest.parent
+        rel = folder.relative_to(src).as_posix()
+        if any(rel.startswith(f + "/") for f in found) or any(part.startswith(".") for part in folder.parts):
+            continue
+        if any((folder / name).is_file() for name in _PYTEST_INIS) and _Meta(folder, "").pytest_config():
+            found.append(rel)
+    return sorted(found)
+
+
+def unittest_style(path: Path) -> bool:
+    """Whether a ``test*.py`` file that pytest's default names miss (``testfoo.py``) holds
+    unittest tests (it uses ``unittest`` or has a ``def test...``), as unittest discovery would run it."""
+    if not re.fullmatch(r"test\w*\.py", path.name) or re.fullmatch(r"test_\w*\.py|\w*_test\.py", path.name):
+        return False
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+    return re.search(r"\bTestCase\b|\bunittest\b|^\s*def test\w*\(", text, re.M) is not None
 
 
 def generated_files(src: Path) -> dict[str, str]:
@@ -402,10 +439,9 @@ class _Meta:
         return out
 
     def unittest_named(self) -> bool:
-        """Whether the repo's tests live in files named ``test.py`` / ``tests.py`` only."""
-        files = _test_files(self.src)
-        default = [p for p in files if re.match(r"^(?:test_.*|.*_test)\.py$", p.name)]
-        return not default and any(p.name in ("test.py", "tests.py") for p in files)
+        """Whether some of the repo's tests live in files unittest discovery runs and
+        pytest's default names miss (``test.py``, ``tests.py``, ``pkg/tests/testfoo.py``)."""
+        return any(unittest_style(p) for p in _test_files(self.src))
 
     def tox_commands(self) -> list[str]:
         if self.tox is None or not self.tox.has_section("testenv"):

@@ -11,6 +11,13 @@ installed, the plan's ``fallback`` is ``system`` and the task's replay scripts g
 way (no ``bundle install``, no ``bundle exec``), saying so in a comment. A spec helper's own
 ``require "bundler/setup"`` would then fail on the Gemfile the machine cannot satisfy, so such runs
 (and the replays) put a folder first on ``RUBYLIB`` whose ``bundler/setup.rb`` does nothing.
+
+Coverage, debugger and reporter gems (simplecov, coveralls, codecov, pry, byebug, debug,
+rspec_junit_formatter, minitest-reporters, ...) do not change what a test checks, yet a
+spec helper that requires one that is not installed fails every spec file. Every test run
+(and every eval script) has a folder of stand-ins on ``RUBYLIB`` (``SHIMS``): requiring one
+defines the gem's constants as a no-op. The repo's own ``lib/`` comes first (``-I``), so a
+repo that is one of these gems still tests its own code.
 """
 
 from __future__ import annotations
@@ -32,6 +39,68 @@ SYSTEM = "system"  # the plan's ``fallback`` when a Gemfile could not be install
 NO_BUNDLER = "no-bundler"  # the env's folder whose bundler/setup.rb is a no-op (``fallback`` system)
 _NO_BUNDLER_SETUP = ("# datagen: Bundler could not install this repo's Gemfile, so its tests run on the machine's\n"
                      "# gems; this file stands in for bundler/setup, which would fail to resolve that Gemfile.\n")
+
+
+SHIM_DIR = "gem-shims"  # the env's folder of stand-ins for coverage, debug and reporter gems
+_NOOP = """# datagen: a stand-in for coverage, debugger and reporter gems that are not installed: they
+# do not change what a test checks. Every call, constant and block on it does nothing.
+module DatagenNoop
+  def self.method_missing(*_args, **_opts, &_blk)
+    self
+  end
+
+  def self.respond_to_missing?(*_args)
+    true
+  end
+
+  def self.const_missing(_name)
+    self
+  end
+end
+"""
+_PRY = 'Pry = DatagenNoop unless defined?(Pry)\nclass Binding\n  def pry(*); end\nend\n'
+_BYEBUG = 'Byebug = DatagenNoop unless defined?(Byebug)\nmodule Kernel\n  private def byebug(*); end\n' \
+          '  private def debugger(*); end\nend\n'
+_DEBUG = ('DEBUGGER__ = DatagenNoop unless defined?(DEBUGGER__)\nclass Binding\n  def break(*); end\n'
+          '  def b(*); end\nend\nmodule Kernel\n  private def debugger(*); end\nend\n')
+_JUNIT = ("if defined?(RSpec::Core)\n  require \"rspec/core/formatters/base_formatter\"\n"
+          "  class RspecJunitFormatter < RSpec::Core::Formatters::BaseFormatter\n"
+          "    RSpec::Core::Formatters.register self\n  end\nelse\n  RspecJunitFormatter = DatagenNoop\nend\n")
+# the file a ``require`` names -> what it defines (after the no-op module)
+SHIMS: dict[str, str] = {
+    "simplecov": "SimpleCov = DatagenNoop unless defined?(SimpleCov)\n",
+    **{name: 'require "simplecov"\n' for name in (
+        "simplecov-lcov", "simplecov-cobertura", "simplecov-json", "simplecov-console", "simplecov_json_formatter",
+        "simplecov-html", "codecov", "simplecov-rcov")},
+    "coveralls": 'require "simplecov"\nCoveralls = DatagenNoop unless defined?(Coveralls)\n',
+    "codeclimate-test-reporter": "CodeClimate = DatagenNoop unless defined?(CodeClimate)\n",
+    "pry": _PRY, "pry-byebug": 'require "pry"\nrequire "byebug"\n', "pry-nav": 'require "pry"\n',
+    "byebug": _BYEBUG, "debug": _DEBUG, "debug/prelude": 'require "debug"\n', "debug/open": 'require "debug"\n',
+    "rspec_junit_formatter": _JUNIT,
+    "minitest/reporters": "module Minitest\n  Reporters = DatagenNoop unless defined?(Reporters)\nend\n",
+}
+
+
+def write_shims(folder: Path) -> Path:
+    """The stand-in gems (``SHIMS``) as files under ``folder``: the RUBYLIB entry of a test run."""
+    (folder / "datagen_noop.rb").parent.mkdir(parents=True, exist_ok=True)
+    (folder / "datagen_noop.rb").write_text(_NOOP, encoding="utf-8")
+    for name, body in SHIMS.items():
+        (folder / f"{name}.rb").parent.mkdir(parents=True, exist_ok=True)
+        (folder / f"{name}.rb").write_text(f"# datagen: a no-op stand-in for {name} (see datagen_noop.rb)\n"
+                                           f'require "datagen_noop"\n{body}', encoding="utf-8")
+    return folder
+
+
+def shim_lines() -> list[str]:
+    """Replay: the same stand-ins in a temporary folder put first on ``RUBYLIB`` (``$SH``)."""
+    lines = ['SH="$(mktemp -d)" || exit 2', "trap 'rm -rf \"$SH\" \"${NB:-}\"' EXIT",
+             'mkdir -p "$SH/debug" "$SH/minitest"',
+             f'printf %s {shlex.quote(_NOOP)} > "$SH/datagen_noop.rb"']
+    for name, body in SHIMS.items():
+        text = f'require "datagen_noop"\n{body}'
+        lines.append(f'printf %s {shlex.quote(text)} > "$SH/{name}.rb"')
+    return [*lines, 'export RUBYLIB="$SH${RUBYLIB:+:$RUBYLIB}"']
 
 
 @lru_cache(maxsize=1)
@@ -119,11 +188,12 @@ def ensure_ruby_env(profile, src: Path, plan: EnvPlan, ctx: EnvContext) -> Profi
         if mode == "system" and plan.install:
             (target / NO_BUNDLER / "bundler").mkdir(parents=True, exist_ok=True)
             (target / NO_BUNDLER / "bundler" / "setup.rb").write_text(_NO_BUNDLER_SETUP, encoding="utf-8")
+        write_shims(target / SHIM_DIR)
         (target / MODE_FILE).write_text(json.dumps({"mode": mode}), encoding="utf-8")
 
     target = cached_env(profile, src, plan, ctx, build)
     mode = json.loads((target / MODE_FILE).read_text(encoding="utf-8"))["mode"]
-    env: dict[str, str] = {"BUNDLE_APP_CONFIG": str(target / "config")}
+    env: dict[str, str] = {"BUNDLE_APP_CONFIG": str(target / "config"), "RUBYLIB": str(target / SHIM_DIR)}
     links: dict[str, str] = {}
     if mode != "system":
         env["BUNDLE_FROZEN"] = "true"
@@ -142,7 +212,7 @@ def ensure_ruby_env(profile, src: Path, plan: EnvPlan, ctx: EnvContext) -> Profi
     update: dict = {"notes": [*plan.notes, notes[mode]], "fallback": went_on}
     if went_on:
         update["pins"] = machine_gems(profile.tool_gem)
-        env["RUBYLIB"] = str(target / NO_BUNDLER)
+        env["RUBYLIB"] = f"{target / NO_BUNDLER}:{target / SHIM_DIR}"
     plan = plan.model_copy(update=update)
     return ProfileEnv(profile.name, plan, path=target, env=env, ro_paths=(target,), links=links, extra=mode)
 
@@ -186,14 +256,18 @@ def ruby_setup_lines(plan: EnvPlan) -> list[str]:
 
 def ruby_eval_prefix(plan: EnvPlan) -> list[str]:
     """Replay: sets ``$RUN`` to ``bundle exec`` where a Gemfile.lock was resolved, as the
-    validating env did (never where that env went on with the machine's gems)."""
+    validating env did (never where that env went on with the machine's gems); the stand-ins
+    for coverage, debug and reporter gems on ``RUBYLIB``, as in every validating run (the
+    folders go when the script ends)."""
+    shims = ["# coverage, debugger and reporter gems a spec helper requires: no-op stand-ins first on",
+             "# RUBYLIB, as in the runs that validated the task (they do not change what a test checks)",
+             *shim_lines()]
     if plan.fallback == SYSTEM:
         setup = shlex.quote(_NO_BUNDLER_SETUP.replace("datagen: ", ""))
-        return ['RUN=""  # as where the task was validated: the machine\'s gems, no bundle exec',
+        return [*shims, 'RUN=""  # as where the task was validated: the machine\'s gems, no bundle exec',
                 "# and, as there, a no-op bundler/setup first on RUBYLIB: the repo's own require of it",
                 "# would fail on the Gemfile this machine could not install",
                 'NB="$(mktemp -d)" && mkdir -p "$NB/bundler" && printf %s ' + setup + ' > "$NB/bundler/setup.rb"',
-                "trap 'rm -rf \"$NB\"' EXIT  # the no-op folder goes when the script ends",
                 'export RUBYLIB="$NB${RUBYLIB:+:$RUBYLIB}"']
-    return ['B="$(command -v bundle || ls /usr/bin/bundle[0-9]* 2>/dev/null | tail -n 1)"',
+    return [*shims, 'B="$(command -v bundle || ls /usr/bin/bundle[0-9]* 2>/dev/null | tail -n 1)"',
             'RUN=""; if [ -f Gemfile.lock ] && [ -n "$B" ]; then RUN="$B exec"; fi']

@@ -112,6 +112,10 @@ class Profile:
         of ``datagen/sandbox/harness/protect.py``, which a profile may only narrow."""
         return protect.is_test_file(path)
 
+    def looks_for(self) -> str:
+        """What ``detect`` looks for, in a few words (a repo no profile claims says so)."""
+        return (self.__doc__ or self.name).strip().splitlines()[0].rstrip(".")
+
     def missing_tool(self) -> ToolchainMissing | None:
         """The first tool of ``tools`` not on PATH here, or None when all are."""
         for tool, package in self.tools.items():
@@ -135,8 +139,9 @@ class Profile:
 
     def env_key(self, src: Path, plan: EnvPlan) -> str:
         """The env cache key: the plan, the dependency files' content, the tools that build
-        the env (name and version: an env built before a tool was installed is not reused
-        after) and, once a profile changes what its env folder holds, its ``env_version``."""
+        the env (``build_tools``, name and version: an env built while Composer was missing is
+        not reused once it is installed) and, once a profile changes what its env folder
+        holds, its ``env_version``."""
         from datagen.sandbox.envs.cache import tools_key
 
         version = f"v{self.env_version}\0" if self.env_version > 1 else ""
@@ -147,9 +152,11 @@ class Profile:
         return h.hexdigest()[:16]
 
     def build_tools(self, plan: EnvPlan) -> tuple[str, ...]:
-        """The executables whose presence and version shape the env ``plan`` builds (the
-        profile's ``tools`` and ``env_tools``)."""
-        return (*self.tools, *self.env_tools)
+        """The executables whose presence and version shape the env ``plan`` builds: the
+        profile's ``tools`` and ``env_tools``, and the one each of the plan's command steps
+        starts (``composer``; a repo's own script, ``./gradlew``, is no tool)."""
+        commands = [s.args[0] for s in plan.install if s.kind == "command" and s.args and "/" not in s.args[0]]
+        return (*self.tools, *self.env_tools, *commands)
 
     def env_name(self, src: Path, plan: EnvPlan, config: EnvConfig) -> str:
         """The env's folder under the env cache: ``<profile>-<key>`` (the recipe's mirrors in it)."""

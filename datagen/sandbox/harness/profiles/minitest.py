@@ -58,6 +58,7 @@ class MinitestProfile(Profile):
     report = ".datagen-report.txt"
     image, image_default = "ruby:{version}", "ruby:3"
     tool_gem = ""  # none to install on a replay: minitest ships with Ruby
+    env_version = 2  # 2: the env holds the stand-ins for coverage, debug and reporter gems
 
     def detect(self, src: Path, paths: list[str]) -> bool:
         tests = [p for p in paths if p.startswith("test/") and p.endswith(".rb")]

@@ -95,6 +95,45 @@ def composer_needs(src: Path, dev: bool = True) -> list[str]:
     return sorted(n for n in names if not _PLATFORM.match(n))
 
 
+INSTALL, DUMP = "composer install", "composer dump-autoload"  # the plan's Composer steps
+DUMP_ARGS = ["composer", "dump-autoload", "--dev", "--no-interaction"]
+# the bootstrap's ``require`` of Composer's autoloader, unless guarded by a check that it exists
+_REQUIRES_AUTOLOAD = re.compile(r"\b(?:require|include)(?:_once)?\b[^;]*vendor/autoload\.php")
+_GUARDED = re.compile(r"\b(?:is_file|file_exists|is_readable|stream_resolve_include_path)\s*\(")
+
+
+def autoloader_need(src: Path) -> str:
+    """Where the suite loads Composer's autoloader (``vendor/autoload.php``) with no way
+    around it: the PHPUnit config's ``bootstrap`` names it, or the bootstrap file requires it
+    unguarded (no ``is_file`` check with a loader of its own); '' when nothing does."""
+    for name in CONFIGS:
+        try:
+            text = (src / name).read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        m = re.search(r"<phpunit\b[^>]*\bbootstrap\s*=\s*[\"']([^\"']+)[\"']", text)
+        boot = m.group(1).strip() if m else ""
+        if boot.endswith("vendor/autoload.php"):
+            return f"{name} bootstrap {boot}"
+        try:
+            code = (src / boot).read_text(encoding="utf-8", errors="replace") if boot else ""
+        except OSError:
+            code = ""
+        if _REQUIRES_AUTOLOAD.search(code) and not _GUARDED.search(code):
+            return f"{name} bootstrap {boot} requires vendor/autoload.php"
+        return ""
+    return ""
+
+
+def composer_missing(plan: EnvPlan) -> EnvSetupError:
+    """The skip of a repo whose plan needs Composer on a machine without it: one line that
+    says what needs it and what to install."""
+    step = next((s for s in plan.install if s.args[:1] == ["composer"]), None)
+    why = f" ({step.name}: {step.origin})" if step else ""
+    return EnvSetupError(f"Composer is missing{why}; install Composer (Debian package composer) and build again",
+                         step=step.name if step else "", reason=ToolchainMissing("composer", "composer").reason)
+
+
 AUTOLOAD, MACHINE = "autoload", "machine"  # the plan's ``fallback`` when composer install failed
 
 
@@ -166,9 +205,13 @@ class PHPUnitProfile(Profile):
             not php_fits(request, have) else None
         install = []
         if composer_needs(src):
-            install.append(InstallStep(name="composer install", kind="command",
+            install.append(InstallStep(name=INSTALL, kind="command",
                                        args=["composer", "install", "--no-interaction", "--no-progress"],
                                        origin="composer.json require / require-dev"))
+        elif (src / "composer.json").is_file():  # no package to install: the project's own autoloader
+            need = autoloader_need(src)
+            install.append(InstallStep(name=DUMP, kind="command", args=DUMP_ARGS, optional=not need,
+                                       origin=need or "composer.json autoload"))
         return EnvPlan(profile=self.name, toolchain=f"php{have}" if have else "php", toolchain_request=request,
                        toolchain_mismatch=mismatch, install=install, test_command=["vendor/bin/phpunit"],
                        test_paths=["tests"])
@@ -176,28 +219,28 @@ class PHPUnitProfile(Profile):
     def ensure_env(self, src: Path, plan: EnvPlan, ctx: EnvContext) -> ProfileEnv:
         runtime_needs = composer_needs(src, dev=False)
         composer = shutil.which("composer") is not None
+        installs = any(s.name == INSTALL for s in plan.install)
 
         def build(target: Path, step) -> None:
             mode = {"vendor": False, "autoload": False}
             if composer and (src / "composer.json").is_file():
                 work = copy_source(src, target / "work")
                 env = {"COMPOSER_HOME": str(target / "composer-home")}
-                if plan.install:
-                    mode["vendor"] = step("composer install", ["composer", "install", "--no-interaction",
+                if installs:
+                    mode["vendor"] = step(INSTALL, ["composer", "install", "--no-interaction",
                                                                "--no-progress"], work, env=env, ro_paths=php_etc(),
                                           check=bool(runtime_needs))
                 if not mode["vendor"]:  # Packagist unreachable, or nothing to install: the project's autoloader
                     shutil.rmtree(work / "vendor", ignore_errors=True)
-                    mode["autoload"] = step("composer dump-autoload", ["composer", "dump-autoload",
-                                                                       "--dev", "--no-interaction"], work, env=env,
-                                            ro_paths=php_etc())
+                    mode["autoload"] = step(DUMP, DUMP_ARGS, work, env=env, ro_paths=php_etc())
                 for entry in work.iterdir():  # the env keeps vendor/ alone, no copy of the project's code
                     if entry.name != "vendor":
                         shutil.rmtree(entry) if entry.is_dir() and not entry.is_symlink() else entry.unlink()
             (target / "mode.json").write_text(json.dumps(mode), encoding="utf-8")
 
-        if runtime_needs and not composer:
-            raise EnvSetupError(ToolchainMissing("composer", "composer").reason)
+        if not composer and (runtime_needs or any(s.args[:1] == ["composer"] and not s.optional
+                                                  for s in plan.install)):
+            raise composer_missing(plan)
         target = cached_env(self, src, plan, ctx, build)
         mode = json.loads((target / "mode.json").read_text(encoding="utf-8"))
         if not mode["vendor"] and shutil.which("phpunit") is None:
@@ -210,7 +253,7 @@ class PHPUnitProfile(Profile):
                                                 if mode.get("autoload") else "")
                      + (f"; require-dev not installed: {', '.join(missing)}" if missing else "")]
         # composer install failed (Packagist unreachable): the env went on, and so do the replays
-        fallback = "" if mode["vendor"] or not plan.install else AUTOLOAD if mode.get("autoload") else MACHINE
+        fallback = "" if mode["vendor"] or not installs else AUTOLOAD if mode.get("autoload") else MACHINE
         plan = plan.model_copy(update={"notes": [*plan.notes, *notes], "fallback": fallback})
         return ProfileEnv(self.name, plan, path=target, ro_paths=(target, *php_etc()),
                           extra=mode["vendor"] or bool(mode.get("autoload")))
@@ -257,8 +300,12 @@ class PHPUnitProfile(Profile):
                               f"else {install} || exit 1; fi"]
         if plan.fallback == MACHINE:
             return [*went_on, f"command -v phpunit >/dev/null || {install} || exit 1"]
-        if plan.install:
+        if any(s.name == INSTALL for s in plan.install):
             return [f"composer install --no-interaction --no-progress || {autoload} || {fallback}"]
+        needed = [s for s in plan.install if s.name == DUMP and not s.optional]
+        if needed:  # the tests load vendor/autoload.php: without Composer they cannot run
+            why = shlex.quote(f"Composer is missing: {needed[0].origin}; install Composer (composer dump-autoload)")
+            return [f"command -v composer >/dev/null || {{ echo {why} >&2; exit 1; }}", f"{autoload} || exit 1"]
         return [f"if command -v composer >/dev/null && [ -f composer.json ]; then {autoload}; fi"]
 
     def eval_commands(self, plan: EnvPlan, tests: list[str]) -> list[str]:

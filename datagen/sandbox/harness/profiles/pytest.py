@@ -198,11 +198,24 @@ class PytestProfile(Profile):
         return image_setup(plan, self.docker_image(plan), workdir)
 
     def detect(self, src: Path, paths: list[str]) -> bool:
-        """A file pytest collects by default (``test_*.py`` / ``*_test.py``): a Python helper
-        script in a C or JS repo's ``tests/`` folder (e.g. a vendored test framework's tools)
-        does not make the repo a pytest repo."""
+        """A file pytest collects by the repo's config (default ``test_*.py`` / ``*_test.py``),
+        by the config of a suite folder with its own conftest.py (``src/tests/pytest.ini``), or
+        a unittest file pytest's names miss (``pkg/tests/testfoo.py``, see ``unittest_style``):
+        a Python helper script in a C or JS repo's ``tests/`` folder (e.g. a vendored test
+        framework's tools) does not make the repo a pytest repo."""
+        from datagen.sandbox.envs.python.plan import unittest_style
+
         patterns = python_files(src)
-        return any(_pytest_collects(p, patterns) for p in paths)
+        if any(_pytest_collects(p, patterns) for p in paths):
+            return True
+        for folder in nested_suite_patterns(src):
+            if any(p.startswith(folder[0] + "/") and _pytest_collects(p, folder[1]) for p in paths):
+                return True
+        return any(unittest_style(src / p) for p in paths if p.endswith(".py") and "/test" in f"/{p}")
+
+    def looks_for(self) -> str:
+        patterns = " ".join(DEFAULT_PYTHON_FILES)
+        return f"Python test files ({patterns}, unittest test*.py, or the config's python_files)"
 
     def plan(self, src: Path) -> EnvPlan:
         from datagen.sandbox.envs.python.plan import python_plan
@@ -260,7 +273,8 @@ class PytestProfile(Profile):
         fewer Hypothesis examples (``BUDGET_EXAMPLES``), and pytest-benchmark's benchmarks run
         once each, as plain tests (``--benchmark-disable`` in ``PYTEST_ADDOPTS``: cattrs'
         ``bench/`` files, collected first, took the whole budget with their warm-ups)."""
-        if HYPOTHESIS_EXAMPLES in env.plan.env or "PYTEST_ADDOPTS" in env.plan.env:
+        addopts = env.plan.env.get("PYTEST_ADDOPTS", "")
+        if HYPOTHESIS_EXAMPLES in env.plan.env or "--benchmark-disable" in addopts:
             return {}
         site = [] if env.path is None else list(Path(env.path).glob("venv/lib/python*/site-packages"))
 
@@ -270,7 +284,8 @@ class PytestProfile(Profile):
 
         out = {HYPOTHESIS_EXAMPLES: str(BUDGET_EXAMPLES)} if has("hypothesis", "hypothesis") else {}
         bench = has("pytest[-_]benchmark", "pytest_benchmark")
-        return out | ({"PYTEST_ADDOPTS": "--benchmark-disable"} if bench else {})
+        # added to the plan's own options (a repo's python_files), never in place of them
+        return out | ({"PYTEST_ADDOPTS": f"{addopts} --benchmark-disable".strip()} if bench else {})
 
     def marked_flaky(self, src: Path, tests: list[str]) -> set[str]:
         """Tests under ``@pytest.mark.flaky`` (on the function or its class): zipp's big-O
@@ -458,6 +473,13 @@ def _chunks(tests: list[str], budget: int) -> list[list[str]]:
         out[-1].append(t)
         size += n
     return out
+
+
+def nested_suite_patterns(src: Path) -> list[tuple[str, tuple[str, ...]]]:
+    """(folder, python_files) of each suite folder with its own conftest.py and pytest config."""
+    from datagen.sandbox.envs.python.plan import nested_suites
+
+    return [(f, python_files(src / f)) for f in nested_suites(src)]
 
 
 def python_files(src: Path) -> tuple[str, ...]:

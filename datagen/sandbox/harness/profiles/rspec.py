@@ -61,6 +61,7 @@ class RSpecProfile(Profile):
     report = ".datagen-report.json"
     image, image_default = "ruby:{version}", "ruby:3"
     tool_gem = "rspec"  # the gem of the test tool a replay on the machine's gems installs where missing
+    env_version = 2  # 2: the env holds the stand-ins for coverage, debug and reporter gems
 
     def detect(self, src: Path, paths: list[str]) -> bool:
         return any(p.endswith("_spec.rb") for p in paths)
