@@ -30,7 +30,8 @@ from datagen.sandbox.envs.leaks import (
 )
 from datagen.sandbox.envs.python.manager import EnvManager
 from datagen.sandbox.harness.env_check import check_task_envs
-from datagen.sandbox.harness.profiles.base import EnvContext, Profile, cached_env
+from datagen.sandbox.harness.profiles._env import cached_env
+from datagen.sandbox.harness.profiles.base import EnvContext, Profile
 from datagen.sandbox.harness.profiles.registry import get_profile
 from datagen.sandbox.harness.runners import ensure_env
 from datagen.sandbox.harness.task_store import materialize, read_tasks

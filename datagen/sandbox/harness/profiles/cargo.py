@@ -18,15 +18,8 @@ import tomllib
 from pathlib import Path
 
 from datagen.records.env import EnvPlan, InstallStep
-from datagen.sandbox.harness.profiles.base import (
-    EnvContext,
-    Profile,
-    ProfileEnv,
-    TestResults,
-    ToolchainMissing,
-    cached_env,
-    copy_source,
-)
+from datagen.sandbox.harness.profiles._env import cached_env, copy_source
+from datagen.sandbox.harness.profiles.base import EnvContext, Profile, ProfileEnv, TestResults, ToolchainMissing
 from datagen.sandbox.harness.profiles.registry import register
 from datagen.sandbox.isolation.base import DEFAULT_PATH
 

@@ -36,15 +36,9 @@ from pathlib import Path, PurePosixPath
 from datagen.records.env import EnvPlan, InstallStep
 from datagen.sandbox.harness import protect
 from datagen.sandbox.harness.parsers import CASE_SEP, parse_ctest_junit
+from datagen.sandbox.harness.profiles._env import cached_env, copy_source
 from datagen.sandbox.harness.profiles._replay import cmake_regex, ctest_check
-from datagen.sandbox.harness.profiles.base import (
-    EnvContext,
-    Profile,
-    ProfileEnv,
-    TestResults,
-    cached_env,
-    copy_source,
-)
+from datagen.sandbox.harness.profiles.base import EnvContext, Profile, ProfileEnv, TestResults
 from datagen.sandbox.harness.profiles.registry import register
 
 BUILD = "_datagen_build"

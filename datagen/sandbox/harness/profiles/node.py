@@ -21,15 +21,8 @@ from pathlib import Path
 
 from datagen.config.sandbox import SandboxLimits
 from datagen.records.env import EnvPlan, InstallStep
-from datagen.sandbox.harness.profiles.base import (
-    EnvContext,
-    Profile,
-    ProfileEnv,
-    TestResults,
-    cached_env,
-    copy_source,
-    read_json,
-)
+from datagen.sandbox.harness.profiles._env import cached_env, copy_source
+from datagen.sandbox.harness.profiles.base import EnvContext, Profile, ProfileEnv, TestResults, read_json
 from datagen.sandbox.harness.profiles.registry import register
 from datagen.sandbox.isolation.base import DEFAULT_PATH, Sandbox
 

@@ -28,6 +28,7 @@ from pathlib import Path
 from datagen.records.env import EnvPlan, InstallStep
 from datagen.sandbox.envs.cache import EnvSetupError
 from datagen.sandbox.harness.parsers import parse_phpunit_junit
+from datagen.sandbox.harness.profiles._env import cached_env, copy_source
 from datagen.sandbox.harness.profiles._replay import cmake_regex, junit_check
 from datagen.sandbox.harness.profiles.base import (
     EnvContext,
@@ -35,8 +36,6 @@ from datagen.sandbox.harness.profiles.base import (
     ProfileEnv,
     TestResults,
     ToolchainMissing,
-    cached_env,
-    copy_source,
     read_json,
 )
 from datagen.sandbox.harness.profiles.registry import register
