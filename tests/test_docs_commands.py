@@ -25,7 +25,7 @@ from datagen.config.tasks import TasksRecipe
 from datagen.config.teacher import TeacherRecipe
 
 ROOT = Path(__file__).resolve().parent.parent
-DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]  # docs/reports/ too
 RECIPES = {("build", "cpt-corpus"): CptCorpusRecipe, ("build", "tasks"): TasksRecipe,
            ("build", "rl-pool"): RlPoolRecipe, ("build", "all"): AllRecipe, ("validate",): ValidateRecipe,
            ("sandbox", "run"): ValidateRecipe, ("serve", "grader"): ValidateRecipe,

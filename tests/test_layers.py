@@ -1,4 +1,4 @@
-"""The house plan's floors (../ARCHITECTURE.md, docs/layout.md): every import of a datagen
+"""The house plan's floors (docs/layout.md): every import of a datagen
 module, at module level or inside a function, goes to its own room or a lower floor; rooms
 on one floor do not import each other, except the shared steps the plan names; the
 sandbox's three parts import downwards (isolation, then envs, then harness); no circle.

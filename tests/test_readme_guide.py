@@ -12,7 +12,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
-DOCS = [README, *sorted((ROOT / "docs").glob("*.md"))]
+DOCS = [README, *sorted((ROOT / "docs").rglob("*.md"))]  # docs/reports/ too
 MAX_README_LINES = 450
 LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)\)")
 

@@ -36,6 +36,7 @@ TOOLS: dict[str, str] = {
     "node": "nodejs",
     "npm": "npm",
     "cargo": "cargo",
+    "/usr/include/gtest/gtest.h": "libgtest-dev",  # GoogleTest for the ctest profile's case ids
 }
 
 

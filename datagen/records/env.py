@@ -44,6 +44,10 @@ class EnvPlan(Record):
     test_command: list[str] = Field(default_factory=list, description="the suite's command, as a person "
                                     "would type it in the repo (without datagen's report flags)")
     test_paths: list[str] = Field(default_factory=list, description="where the tests live (empty: runner default)")
+    build: list[str] = Field(default_factory=list, description="the argv that builds the project before every "
+                             "test run, after every patch, in datagen's runs and the eval script (a JS package "
+                             "whose tests load its build output: its own build script); a failed build is "
+                             "reported and the tests run anyway (not part of the env's key)")
     project_install: Literal["editable", "plain", "none"] = "none"
     notes: list[str] = Field(default_factory=list, description="fallbacks taken and guesses made")
     write_files: dict[str, str] = Field(default_factory=dict, description="files the build backend would "

@@ -1,6 +1,7 @@
 """Scorers shared by builds: perplexity of texts under a scorer model (transformers, vLLM,
 or an OpenAI-compatible endpoint) and difficulty (K policy attempts graded in the sandbox),
-with directed feedback for failed attempts.
+with directed feedback for failed attempts; grading one patch on one task (``grading``: the
+core of ``datagen serve grader``).
 
 Scorers only score; the build that calls them decides (thresholds, ``band_decision``) and
 records why. torch, transformers and vllm are imported in a scorer's ``load()`` only.
@@ -10,6 +11,7 @@ records why. torch, transformers and vllm are imported in a scorer's ``load()`` 
     report = DifficultyScorer(recipe.difficulty, make_teacher(recipe.policy), sandbox,
                               limits=..., env=...).score(tasks_with_bases, run_id)
     kept, reason = band_decision(row.passes, row.k, recipe.difficulty)
+    result = TaskGrader({task.instance_id: (task, base)}, sandbox).grade(task.instance_id, diff)
 """
 
 import importlib
@@ -25,6 +27,8 @@ _LAZY = {
     "DifficultyScorer": "difficulty",
     "band_decision": "difficulty",
     "best_attempts": "difficulty",
+    "GradeResult": "grading",
+    "TaskGrader": "grading",
     "wilson_interval": "difficulty",
     "hint_for": "feedback",
 }
@@ -38,6 +42,7 @@ if TYPE_CHECKING:
         wilson_interval,
     )
     from datagen.score.feedback import hint_for
+    from datagen.score.grading import GradeResult, TaskGrader
 
 
 def __getattr__(name: str) -> Any:
@@ -47,6 +52,6 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
-    "AttemptResult", "DifficultyReport", "DifficultyScorer", "PerplexityScorer", "band_decision",
-    "best_attempts", "get_scorer", "hint_for", "perplexity", "scorer_name", "wilson_interval",
+    "AttemptResult", "DifficultyReport", "DifficultyScorer", "GradeResult", "PerplexityScorer", "TaskGrader",
+    "band_decision", "best_attempts", "get_scorer", "hint_for", "perplexity", "scorer_name", "wilson_interval",
 ]

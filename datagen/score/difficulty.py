@@ -142,7 +142,9 @@ def test_paths(task: TaskRecord) -> list[str]:
 
 
 @dataclass
-class _Prepared:
+class Prepared:
+    """A task made ready: its prompt (``prepare``) or its environment (``lay_out``), or why not."""
+
     task: TaskRecord
     base: Path
     scratch: Path
@@ -207,7 +209,7 @@ class DifficultyScorer:
     def workers(self) -> int:
         return self.cfg.workers or os.cpu_count() or 1
 
-    def prepare(self, tasks: Sequence[tuple[TaskRecord, Path]]) -> list[_Prepared]:
+    def prepare(self, tasks: Sequence[tuple[TaskRecord, Path]]) -> list[Prepared]:
         """Each task's prompt, read from its source at the base commit (or why it has none)."""
         root = Path(tempfile.mkdtemp(prefix="datagen-difficulty-", dir=self.work_root))
         try:
@@ -216,8 +218,8 @@ class DifficultyScorer:
         finally:
             shutil.rmtree(root, ignore_errors=True)
 
-    def _prompt(self, task: TaskRecord, base: Path, scratch: Path) -> _Prepared:
-        prep = _Prepared(task, base, scratch)
+    def _prompt(self, task: TaskRecord, base: Path, scratch: Path) -> Prepared:
+        prep = Prepared(task, base, scratch)
         src = scratch / "src"
         src.mkdir(parents=True)
         try:
@@ -229,7 +231,7 @@ class DifficultyScorer:
             shutil.rmtree(src, ignore_errors=True)
         return prep
 
-    def ask(self, prepared: list[_Prepared]) -> dict[str, list[TeacherResult]]:
+    def ask(self, prepared: list[Prepared]) -> dict[str, list[TeacherResult]]:
         """K answers per prepared task, all tasks' requests in one batch (so the policy's
         concurrency is used)."""
         if self.policy is None:
@@ -247,7 +249,7 @@ class DifficultyScorer:
         out: dict[str, Graded] = {}
         try:
             with ThreadPoolExecutor(max(1, workers)) as pool:
-                laid = list(pool.map(lambda n: self._lay_out(jobs[n][0], jobs[n][1], root / str(n)),
+                laid = list(pool.map(lambda n: self.lay_out(jobs[n][0], jobs[n][1], root / str(n)),
                                      range(len(jobs))))
                 futures = [[pool.submit(self.grade, p, i, a) for i, a in enumerate(job[2])] if p.error is None
                            else [] for p, job in zip(laid, jobs)]
@@ -259,10 +261,10 @@ class DifficultyScorer:
             shutil.rmtree(root, ignore_errors=True)
         return out
 
-    def _lay_out(self, task: TaskRecord, base: Path, scratch: Path) -> _Prepared:
+    def lay_out(self, task: TaskRecord, base: Path, scratch: Path) -> Prepared:
         """The task's environment, built (or reused) from its source at the base commit.
         Built where the attempts are graded (a cluster node), after the policy was asked."""
-        prep = _Prepared(task, base, scratch)
+        prep = Prepared(task, base, scratch)
         src = scratch / "src"
         src.mkdir(parents=True)
         try:
@@ -277,7 +279,7 @@ class DifficultyScorer:
             shutil.rmtree(src, ignore_errors=True)
         return prep
 
-    def report(self, prepared: list[_Prepared], graded: dict[str, Graded], run_id: str) -> DifficultyReport:
+    def report(self, prepared: list[Prepared], graded: dict[str, Graded], run_id: str) -> DifficultyReport:
         """Every attempt (task order, then sample) and one row per task."""
         attempts: list[AttemptResult] = []
         rows: list[DifficultyRow] = []
@@ -287,14 +289,14 @@ class DifficultyScorer:
             rows.append(self._row(p.task, run_id, g.attempts, p.error or g.error))
         return DifficultyReport(attempts, rows, self.policy_id, run_id)
 
-    def grade(self, prep: _Prepared, sample: int, answer: TeacherResult) -> AttemptResult:
+    def grade(self, prep: Prepared, sample: int, answer: TeacherResult) -> AttemptResult:
         """One attempt, graded; a failed one carries its reason and a hint."""
         started = time.monotonic()
         result = self._grade(prep, sample, answer)
         result = replace(result, duration_s=time.monotonic() - started)
         return result if result.passed else replace(result, hint=hint_for(result))
 
-    def _grade(self, prep: _Prepared, sample: int, answer: TeacherResult) -> AttemptResult:
+    def _grade(self, prep: Prepared, sample: int, answer: TeacherResult) -> AttemptResult:
         task = prep.task
         base = AttemptResult(task.instance_id, sample, False, None, required=required_tests(task),
                              tokens=answer.usage.completion_tokens)
@@ -316,7 +318,7 @@ class DifficultyScorer:
         finally:
             shutil.rmtree(work, ignore_errors=True)
 
-    def _test(self, prep: _Prepared, base: AttemptResult, diff: str, work: Path) -> AttemptResult:
+    def _test(self, prep: Prepared, base: AttemptResult, diff: str, work: Path) -> AttemptResult:
         """Apply the attempt then the tests (SWE-bench's order), run, and grade."""
         task = prep.task
         try:

@@ -8,14 +8,12 @@ cases: FAIL_TO_PASS names the broken case, PASS_TO_PASS its siblings in the same
 
 from __future__ import annotations
 
-import os
-import subprocess
 from pathlib import Path
 
 import pytest
 
+from datagen.sandbox.harness.checks import awk_program
 from datagen.sandbox.harness.parsers import case_lines, parse_ctest_junit
-from datagen.sandbox.harness.profiles._replay import CTEST_CASES_AWK
 from datagen.sandbox.harness.profiles.cmake import (
     CMakeProfile,
     configure_options,
@@ -23,6 +21,7 @@ from datagen.sandbox.harness.profiles.cmake import (
     ctest_names,
     plan_options,
 )
+from tests.sandbox.checkrun import run_awk
 from tests.sandbox.test_profiles_replay_more import _write, needs, replay_validated
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -57,7 +56,14 @@ LINE_SHAPES = [
     ("t.c:9:test_a:PASSED\n", {}),  # not Unity's word
     ("[pass] x [1][1]\n[PASS] x [1][1]\n[fail] y\n", {"x": "pass", "x (2)": "pass", "y": "fail"}),
     ("[pass] read.  [a <b> & c][a <b> & c]\n", {"read.": "pass"}),  # xmltest's name ends in a space
-    ("[ RUN      ] A.b\n[  FAILED  ] A.b\n", {"A.b": "error"}),  # gtest's summary line has no time
+    # an end line without the time (print_time off) ends the case that runs; gtest's summary
+    # line (no time, the case long ended) is no second result
+    ("[ RUN      ] A.b\n[  FAILED  ] A.b\n", {"A.b": "fail"}),
+    ("[ RUN      ] A.b\n[  FAILED  ] A.b (1 ms)\n[  FAILED  ] A.b\n", {"A.b": "fail"}),
+    ("[ RUN      ] A.b\n[       OK ] A.b\n[ RUN      ] A.c\n[  SKIPPED ] A.c\n", {"A.b": "pass", "A.c": "skip"}),
+    # the end line after text the case printed without a newline
+    ("[ RUN      ] A.b\nsaid hi[       OK ] A.b (0 ms)\n", {"A.b": "pass"}),
+    ("[ RUN      ] A.b\n[ RUN      ] A.c\n", {"A.b": "error", "A.c": "error"}),  # died in it (the exe failed)
     ("not ok 1 - a # TODO later\nok 2 b\n", {"a": "skip", "b": "pass"}),
     # jsontest: "Testing <name>: " before the case runs, its status after; one cut off is an error
     ("Testing A/b: OK\nTesting A/c: FAILED\nTesting A/d: ", {"A/b": "pass", "A/c": "fail", "A/d": "error"}),
@@ -81,7 +87,10 @@ def test_eval_check_reads_each_line_shape_as_the_parser(output, expected):
             '\t<testcase name="exe" classname="exe" time="0" status="run">\n'
             f'\t\t<system-out>{escape(output)}</system-out>\n\t</testcase>\n</testsuite>\n')
     results = parse_ctest_junit(text)
-    assert results == ({f"exe::{k}": v for k, v in expected.items()} or {"exe": "pass"})
+    # the executable passed: a case it started and never ended is no case (its end line was lost)
+    shown = case_lines(output, passed=True)
+    assert shown == {k: v for k, v in expected.items() if v != "error"}
+    assert results == ({f"exe::{k}": v for k, v in shown.items()} or {"exe": "pass"})
     passing = [t for t, v in results.items() if v == "pass"]
     others = sorted(t for t, v in results.items() if v != "pass")
     assert _awk(text, passing) == (0, [])
@@ -89,9 +98,8 @@ def test_eval_check_reads_each_line_shape_as_the_parser(output, expected):
 
 
 def _awk(text: str, ids: list[str]) -> tuple[int, list[str]]:
-    proc = subprocess.run(["awk", CTEST_CASES_AWK], input=text, capture_output=True, text=True,
-                          env={**os.environ, "IDS": "\n".join(ids)})
-    return proc.returncode, sorted(m.strip() for m in proc.stdout.split("NOT PASSED: ")[1:])
+    rc, missed = run_awk(awk_program("ctest_cases"), text, IDS=ids)
+    return rc, sorted(missed)
 
 
 @pytest.mark.parametrize(("report", "expected"), [("ctest_cases_junit.xml", CASES), ("ctest_junit.xml", WHOLE)])
@@ -141,18 +149,17 @@ def test_a_task_is_judged_by_the_cases_of_one_executable(tmp_path):
 def test_make_report_and_its_check_read_each_line_shape(output, expected):
     """The make profile's report: ``id<TAB>status`` and the executable's output lines, a TAB
     before each; its eval check reads it as its parser does."""
-    from datagen.sandbox.harness.profiles._replay import MAKE_CASES_AWK
     from datagen.sandbox.harness.profiles.make import parse_make_tsv
 
     text = "tests/other\terror\ntests/exe\tpass\n" + "".join(f"\t{line}\n" for line in output.splitlines())
     results = parse_make_tsv(text)
-    assert results == {"tests/other": "error", **({f"tests/exe::{k}": v for k, v in expected.items()}
+    shown = case_lines(output, passed=True)  # the executable passed: no case it never ended
+    assert results == {"tests/other": "error", **({f"tests/exe::{k}": v for k, v in shown.items()}
                                                   or {"tests/exe": "pass"})}
     passing = [t for t, v in results.items() if v == "pass"]
     others = sorted(t for t, v in results.items() if v != "pass")
-    proc = subprocess.run(["awk", MAKE_CASES_AWK], input=text, capture_output=True, text=True,
-                          env={**os.environ, "IDS": "\n".join([*passing, *others])})
-    assert sorted(m.strip() for m in proc.stdout.split("NOT PASSED: ")[1:]) == others and proc.returncode == 1
+    rc, missed = run_awk(awk_program("make_cases"), text, IDS=[*passing, *others])
+    assert sorted(missed) == others and rc == 1
 
 
 MAKE_CASES_FIXTURE = {

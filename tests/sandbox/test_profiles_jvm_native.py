@@ -4,13 +4,13 @@ checks on the same reports, plans read from repo files, and missing toolchains."
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 
+from datagen.sandbox.harness.checks import awk_program
 from datagen.sandbox.harness.parsers import (
     ReportError,
     parse_ctest_junit,
@@ -19,15 +19,15 @@ from datagen.sandbox.harness.parsers import (
     parse_phpunit_junit,
     parse_rspec_json,
 )
-from datagen.sandbox.harness.profiles._replay import JUNIT_CHECK_AWK, cmake_regex
+from datagen.sandbox.harness.profiles._replay import cmake_regex
 from datagen.sandbox.harness.profiles.gradle import gradle_filters
 from datagen.sandbox.harness.profiles.make import parse_make_tsv, suite_target
 from datagen.sandbox.harness.profiles.maven import java_request, release_major, surefire_selection
-from datagen.sandbox.harness.profiles.minitest import MINITEST_CHECK_AWK
 from datagen.sandbox.harness.profiles.phpunit import php_fits
 from datagen.sandbox.harness.profiles.registry import detect_profile, get_profile
-from datagen.sandbox.harness.profiles.rspec import RSPEC_CHECK_AWK, passed_key
+from datagen.sandbox.harness.profiles.rspec import passed_key
 from tests import tools
+from tests.sandbox.checkrun import run_awk
 
 GOLDEN = Path(__file__).parent / "golden"
 SAMPLES = Path(__file__).parents[2] / "sample_data"
@@ -129,9 +129,8 @@ def test_broken_reports_are_clear_errors(parse, text):
         parse(text)
 
 
-def _awk(program: str, text: str, **env: str) -> tuple[int, list[str]]:
-    proc = subprocess.run(["awk", program], input=text, capture_output=True, text=True, env={**os.environ, **env})
-    return proc.returncode, proc.stdout.split("NOT PASSED: ")[1:]
+def _awk(program: str, text: str, **env: str | list[str]) -> tuple[int, list[str]]:
+    return run_awk(program, text, **env)
 
 
 @pytest.mark.parametrize(("fmt", "text", "expected"), [
@@ -142,19 +141,19 @@ def _awk(program: str, text: str, **env: str) -> tuple[int, list[str]]:
 def test_eval_script_check_agrees_with_the_parser(fmt, text, expected):
     """The awk check of eval scripts passes exactly the ids the parser calls passed."""
     passing = [t for t, s in expected.items() if s == "pass"]
-    assert _awk(JUNIT_CHECK_AWK, text, FMT=fmt, IDS="\n".join(passing)) == (0, [])
+    assert _awk(awk_program("junit"), text, FMT=fmt, IDS=passing) == (0, [])
     others = sorted([t for t, s in expected.items() if s != "pass"] + ["no.such#test"])
-    rc, missed = _awk(JUNIT_CHECK_AWK, text, FMT=fmt, IDS="\n".join([*passing, *others]))
+    rc, missed = _awk(awk_program("junit"), text, FMT=fmt, IDS=[*passing, *others])
     assert rc == 1 and sorted(m.strip() for m in missed) == others
 
 
 def test_rspec_and_minitest_checks_agree_with_their_parsers():
     rspec = (GOLDEN / "rspec.json").read_text()
     ids = list(RSPEC)
-    rc, missed = _awk(RSPEC_CHECK_AWK, rspec, IDS="\n".join(ids), KEYS="\n".join(passed_key(t) for t in ids))
+    rc, missed = _awk(awk_program("rspec"), rspec, IDS=ids, KEYS=[passed_key(t) for t in ids])
     assert rc == 1 and sorted(m.strip() for m in missed) == sorted(t for t in ids if RSPEC[t] != "pass")
     minitest = (GOLDEN / "minitest_verbose.txt").read_text()
-    rc, missed = _awk(MINITEST_CHECK_AWK, minitest, IDS="\n".join(MINITEST))
+    rc, missed = _awk(awk_program("minitest"), minitest, IDS=list(MINITEST))
     assert rc == 1 and sorted(m.strip() for m in missed) == sorted(t for t, s in MINITEST.items() if s != "pass")
 
 

@@ -9,7 +9,8 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
-from datagen.serve.grader import Grader, GradeResult
+from datagen.score.grading import GradeResult
+from datagen.serve.grader import Grader
 
 SECONDS = {"a": 0.3, "c": 0.9, "b": 1.5}  # how long each task's grade takes
 

@@ -8,7 +8,9 @@ import json
 import pytest
 
 from datagen.errors import UserError
-from datagen.serve.grader import aggregate, instance_from_label, load_tasks, responses_text, status_of
+from datagen.score.grading import status_of
+from datagen.serve.grader import load_tasks
+from datagen.serve.grader.adapters import aggregate, instance_from_label, responses_text
 from datagen.serve.http import check_bind, read_token
 from tests.serve.conftest import calc_tasks
 

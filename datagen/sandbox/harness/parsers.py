@@ -329,7 +329,9 @@ def parse_jvm_junit(text: str) -> TestResults:
 
 # The cases a test executable reports itself, one line each (``case_lines``):
 # Unity's ``file:line:name:PASS|FAIL[: msg]|IGNORE``; GoogleTest's ``[       OK ] Suite.name (0 ms)``
-# (a ``[ RUN      ]`` without its end line is an error: the executable died in it); TAP's
+# (a ``[ RUN      ]`` without its end line is an error when the executable failed: it died in
+# it; an end line without the time (``print_time`` off), or after text the case printed without
+# a newline, ends the case that is running); TAP's
 # ``ok 1 - name`` / ``not ok 2 - name``; and plain ``[pass] name`` / ``[fail] name`` checks
 # (tinyxml2's xmltest), whose trailing ``[expected][found]`` values are not part of the name;
 # and ``Testing <name>: OK|FAILED`` (jsoncpp's jsontest: ``Testing <name>: `` is printed before
@@ -337,6 +339,7 @@ def parse_jvm_junit(text: str) -> TestResults:
 _UNITY_CASE = re.compile(r"^[^:\n]+:\d+:(?P<name>[A-Za-z_]\w*):(?P<mark>PASS|FAIL|IGNORE)\b")
 _GTEST_END = re.compile(r"^\[ +(?P<mark>OK|FAILED|SKIPPED) +\] (?P<name>\S+) \(\d+ ms\)$")
 _GTEST_RUN = re.compile(r"^\[ RUN +\] (?P<name>\S+)$")
+_GTEST_TAIL = re.compile(r"\[ +(?P<mark>OK|FAILED|SKIPPED) +\] (?P<name>\S+)(?: \(\d+ ms\))?$")
 _TAP_CASE = re.compile(r"^(?P<mark>not ok|ok) \d+(?: -)? (?P<name>.+?)(?: # (?P<skip>SKIP|TODO)\b.*)?$", re.I)
 _CHECK_CASE = re.compile(r"^\[(?P<mark>pass|fail)\] (?P<name>.+)$", re.I)
 _CHECK_VALUES = re.compile(r"^(?P<name>.*?\S)[ \t]+\[.*\]\[.*\]$")
@@ -347,10 +350,12 @@ _CASE_MARK: dict[str, TestStatus] = {"pass": "pass", "ok": "pass", "fail": "fail
 CASE_SEP = "::"  # between the ctest test's name and a case it reported
 
 
-def case_lines(output: str) -> TestResults:
+def case_lines(output: str, passed: bool = False) -> TestResults:
     """The cases one test executable reported in its ``output`` -> ``{case: status}`` ({} when
     it reports none this way). A name seen again is ``name (2)``, ``name (3)``, ... (xmltest
-    repeats its check names)."""
+    repeats its check names). Only what the output says is a case: one that started and never
+    ended is an error where the executable did not pass (it died in it), and no case where it
+    ``passed`` (its end line was lost, the case did not fail)."""
     results: TestResults = {}
     seen: dict[str, int] = {}
     running: list[str] = []
@@ -362,7 +367,7 @@ def case_lines(output: str) -> TestResults:
             running.append(m["name"])
             continue
         m = (_UNITY_CASE.match(line) or _GTEST_END.match(line) or _TAP_CASE.match(line) or _CHECK_CASE.match(line)
-             or _TESTING_END.match(line))
+             or _TESTING_END.match(line) or _running_end(line, running))
         if m is None:
             if s := _TESTING_START.match(line):
                 started.append(s["name"].strip())
@@ -370,15 +375,23 @@ def case_lines(output: str) -> TestResults:
         name = m["name"].strip()
         if m.re is _CHECK_CASE and (v := _CHECK_VALUES.match(name)):
             name = v["name"]
-        if m.re is _GTEST_END and name in running:
+        if m.re in (_GTEST_END, _GTEST_TAIL) and name in running:
             running.remove(name)
         ended = ended or m.re is _TESTING_END
         status = "skip" if m.re is _TAP_CASE and m["skip"] else _CASE_MARK[m["mark"].lower()]
         seen[name] = seen.get(name, 0) + 1
         results[name if seen[name] == 1 else f"{name} ({seen[name]})"] = status
-    for name in running + (started if ended else []):  # started, never finished: it crashed or hung in it
-        results.setdefault(name, "error")
+    if not passed:
+        for name in running + (started if ended else []):  # started, never finished: it crashed or hung in it
+            results.setdefault(name, "error")
     return results
+
+
+def _running_end(line: str, running: list[str]) -> re.Match[str] | None:
+    """A GoogleTest end line of a case that is running, without the time (``print_time`` off)
+    or after text the case printed without a newline (None when ``line`` is none)."""
+    m = _GTEST_TAIL.search(line) if running else None
+    return m if m is not None and m["name"] in running else None
 
 
 def parse_ctest_junit(text: str) -> TestResults:
@@ -401,7 +414,7 @@ def add_cases(results: TestResults, name: str, status: TestStatus, output: str) 
     """Test ``name`` (its own ``status``) into ``results``: one ``<name>::<case>`` id per case
     its ``output`` reports (``case_lines``; none for a skipped test), and ``name`` itself where
     it reports none, or failed while every case it reported passed."""
-    cases = case_lines(output) if status != "skip" else {}
+    cases = case_lines(output, passed=status == "pass") if status != "skip" else {}
     for sub, sub_status in cases.items():
         _merge(results, f"{name}{CASE_SEP}{sub}", sub_status)
     if not cases or status in ("fail", "error") and all(s in ("pass", "skip") for s in cases.values()):

@@ -321,6 +321,54 @@ def _script(what: str, plan: EnvPlan, lines: list[str]) -> str:
     return "\n".join([*head, *env, *lines]) + "\n"
 
 
+# --- test selections that fit any argument limit ---------------------------------------------
+# The most bytes the test selection of one command line may take, in datagen's runs and in the
+# eval scripts alike: under Linux's limit for a single argument or variable (MAX_ARG_STRLEN,
+# 128 KiB: one runner's regex of 1,700 test names passed it, and the command failed with
+# "Argument list too long") and far under ARG_MAX (2 MiB, shared with the environment). A
+# selection that does not fit runs wider (its whole test files, or the whole suite; the report
+# is still read per id), and the ids an eval script checks are a here-document (``ids_file``),
+# never an argument or a variable in the environment.
+ARGS_BUDGET = 100_000
+IDS_FILE = ".datagen-eval-ids"  # the eval scripts' ids, one a line, in the checkout
+
+
+def args_bytes(args: list[str]) -> int:
+    """The bytes ``args`` take on a command line (each with its terminating NUL)."""
+    return sum(len(a.encode()) + 1 for a in args)
+
+
+def fitting(*selections: list[str]) -> list[str]:
+    """The first of ``selections`` (the narrowest first) whose arguments fit ``ARGS_BUDGET``;
+    the last one (the widest: whole files, or nothing for the whole suite) when none does."""
+    for selection in selections[:-1]:
+        if args_bytes(selection) <= ARGS_BUDGET:
+            return selection
+    return selections[-1]
+
+
+def chunks(items: list[str], budget: int | None = None) -> list[list[str]]:
+    """``items`` in order, cut into runs whose shell-quoted words take at most ``budget`` bytes
+    (default ``ARGS_BUDGET``): the parts of a selection a runner is given one run at a time."""
+    budget = ARGS_BUDGET if budget is None else budget
+    out: list[list[str]] = [[]]
+    size = 0
+    for item in items:
+        n = len(shlex.quote(item).encode()) + 1
+        if out[-1] and size + n > budget:
+            out.append([])
+            size = 0
+        out[-1].append(item)
+        size += n
+    return out
+
+
+def ids_file(tests: list[str], path: str = IDS_FILE) -> list[str]:
+    """Bash lines that write ``tests`` (ids, one a line) into ``path`` in the checkout: a quoted
+    here-document, so any number of ids fits (no argument and no variable holds them)."""
+    return [f"cat > {path} <<'DATAGEN_IDS_EOF'", *tests, "DATAGEN_IDS_EOF"]
+
+
 def read_json(path: Path) -> object:
     """A JSON file's content, or None when it is missing or not JSON."""
     try:

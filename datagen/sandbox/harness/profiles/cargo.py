@@ -18,8 +18,16 @@ import tomllib
 from pathlib import Path
 
 from datagen.records.env import EnvPlan, InstallStep
+from datagen.sandbox.harness.checks import check_text
 from datagen.sandbox.harness.profiles._env import cached_env, copy_source
-from datagen.sandbox.harness.profiles.base import EnvContext, Profile, ProfileEnv, TestResults, ToolchainMissing
+from datagen.sandbox.harness.profiles.base import (
+    EnvContext,
+    Profile,
+    ProfileEnv,
+    TestResults,
+    ToolchainMissing,
+    fitting,
+)
 from datagen.sandbox.harness.profiles.registry import register
 from datagen.sandbox.isolation.base import DEFAULT_PATH
 
@@ -149,9 +157,7 @@ class CargoProfile(Profile):
         return [f"{shlex.join(cargo_test_argv(tests))} > .datagen-eval.log 2>&1", 'echo "cargo test exit $?"',
                 "tail -n 30 .datagen-eval.log",
                 # the target of each libtest line is the `Running <file>` line before it
-                "awk '/^ *Running /{t=($2==\"unittests\")?$3:$2; next}"
-                " /^test .* \\.\\.\\. /{n=$0; sub(/^test /,\"\",n); sub(/( - should panic)? \\.\\.\\. .*$/,\"\",n);"
-                " s=($NF==\"ok\")?\"pass\":\"fail\"; print t \"::\" n \" \" s}' .datagen-eval.log > .datagen-eval.got",
+                f"awk {shlex.quote(check_text('cargo').rstrip())} .datagen-eval.log > .datagen-eval.got",
                 "bad=0", "while IFS= read -r want; do", '  grep -qxF -- "$want" .datagen-eval.got || '
                 '{ echo "NOT PASSED: ${want% pass}"; bad=1; }',
                 f"done <<'DATAGEN_TESTS_EOF'\n{want}\nDATAGEN_TESTS_EOF",
@@ -164,4 +170,5 @@ def cargo_test_argv(tests: list[str] | None) -> list[str]:
     cmd = ["cargo", *TEST_ARGS, "--offline"]
     if not tests:
         return cmd
-    return [*cmd, "--", "--exact", *sorted({t.split("::", 1)[1] for t in tests if "::" in t})]
+    # names too many for one command line: every test target whole (the report is read per id)
+    return [*cmd, *fitting(["--", "--exact", *sorted({t.split("::", 1)[1] for t in tests if "::" in t})], [])]

@@ -38,7 +38,7 @@ from datagen.sandbox.harness import protect
 from datagen.sandbox.harness.parsers import CASE_SEP, parse_ctest_junit
 from datagen.sandbox.harness.profiles._env import cached_env, copy_source
 from datagen.sandbox.harness.profiles._replay import cmake_regex, ctest_check
-from datagen.sandbox.harness.profiles.base import EnvContext, Profile, ProfileEnv, TestResults
+from datagen.sandbox.harness.profiles.base import EnvContext, Profile, ProfileEnv, TestResults, fitting
 from datagen.sandbox.harness.profiles.registry import register
 
 BUILD = "_datagen_build"
@@ -170,7 +170,8 @@ def ctest_argv(report: str, tests: list[str] | None, build: str = BUILD) -> list
     # each test's whole output goes into the report: the cases it prints are read from it
     cmd = ["ctest", "--test-dir", build, "--output-junit", report, "--timeout", "120",
            "--test-output-size-passed", str(OUTPUT_BYTES), "--test-output-size-failed", str(OUTPUT_BYTES)]
-    return [*cmd, "-R", cmake_regex(ctest_names(tests))] if tests else cmd
+    # a regex too long for one argument: the whole suite (the report is read per id)
+    return [*cmd, *fitting(["-R", cmake_regex(ctest_names(tests))], [])] if tests else cmd
 
 
 @register

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING
 
 from datagen.records.env import EnvPlan, InstallStep
 from datagen.sandbox.harness.profiles._env import cached_env, copy_source
-from datagen.sandbox.harness.profiles.base import EnvContext, Profile, ProfileEnv, TestResults
+from datagen.sandbox.harness.profiles.base import EnvContext, Profile, ProfileEnv, TestResults, fitting
 from datagen.sandbox.harness.profiles.registry import register
 from datagen.sandbox.isolation.base import DEFAULT_PATH
 
@@ -247,7 +247,9 @@ def go_test_argv(tests: list[str] | None) -> list[str]:
         return [*cmd, "./..."]
     packages = sorted({t.split("::", 1)[0] for t in tests})
     names = sorted({t.split("::", 1)[1].split("/", 1)[0] for t in tests})
-    return [*cmd, "-run", "^(" + "|".join(re.escape(n) for n in names) + ")$", *packages]
+    # too long for one command line: the whole packages, then the whole module (read per id)
+    return [*cmd, *fitting(["-run", "^(" + "|".join(re.escape(n) for n in names) + ")$", *packages], packages,
+                           ["./..."])]
 
 
 # One sandboxed run: per package with tests, its test binary with coverage of the whole

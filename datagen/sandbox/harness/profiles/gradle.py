@@ -22,8 +22,19 @@ from datagen.records.env import EnvPlan, InstallStep
 from datagen.sandbox.envs.cache import EnvSetupError
 from datagen.sandbox.harness.profiles._env import cached_env, copy_source
 from datagen.sandbox.harness.profiles._replay import junit_check
-from datagen.sandbox.harness.profiles.base import EnvContext, ProfileEnv, ToolchainMissing
-from datagen.sandbox.harness.profiles.maven import FAST_JVM, JvmProfile, java_etc, java_plan_fields, java_request
+from datagen.sandbox.harness.profiles.base import (
+    EnvContext,
+    ProfileEnv,
+    ToolchainMissing,
+    fitting,
+)
+from datagen.sandbox.harness.profiles.maven import (
+    FAST_JVM,
+    JvmProfile,
+    java_etc,
+    java_plan_fields,
+    java_request,
+)
 from datagen.sandbox.harness.profiles.registry import register
 
 BUILD_FILES = ("build.gradle", "build.gradle.kts")
@@ -45,7 +56,10 @@ def gradle_filters(tests: list[str]) -> list[str]:
         cls = cls.replace("$", ".")  # Gradle names nested classes with dots in filters
         method = re.sub(r"[(\[].*$", "", method)
         patterns.add(f"{cls}.{method}" if method else cls)
-    return [arg for p in sorted(patterns) for arg in ("--tests", p)]
+    narrow = [arg for p in sorted(patterns) for arg in ("--tests", p)]
+    # too long for one command line: by class, then the whole suite (the reports are read per id)
+    classes = sorted({t.partition("#")[0].replace("$", ".") for t in tests})
+    return fitting(narrow, [arg for c in classes for arg in ("--tests", c)], [])
 
 
 @register

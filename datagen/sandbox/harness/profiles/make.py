@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING
 
 from datagen.records.env import EnvPlan
 from datagen.sandbox.harness.parsers import CASE_SEP, ReportError, add_cases
-from datagen.sandbox.harness.profiles._replay import MAKE_CASES_AWK, ctest_check
-from datagen.sandbox.harness.profiles.base import Profile, ProfileEnv, TestResults
+from datagen.sandbox.harness.profiles._replay import ctest_check
+from datagen.sandbox.harness.profiles.base import Profile, ProfileEnv, TestResults, fitting
 from datagen.sandbox.harness.profiles.cmake import _CXX_EXTS
 from datagen.sandbox.harness.profiles.registry import register
 
@@ -195,7 +195,8 @@ class MakeProfile(Profile):
         return EnvPlan(profile=self.name, toolchain="make", test_command=["make", target], notes=notes)
 
     def test_command(self, env: ProfileEnv, workdir: Path, tests: list[str] | None) -> list[str]:
-        ids = sorted({t.split(CASE_SEP, 1)[0] for t in tests}) if tests else suite_ids(workdir)[1]
+        ids = sorted({t.split(CASE_SEP, 1)[0] for t in tests or []})
+        ids = fitting(ids, suite_ids(workdir)[1]) if ids else suite_ids(workdir)[1]  # a script fits one argument
         return ["sh", "-c", grade_loop(ids, self.report)]
 
     def parse(self, text: str) -> TestResults:
@@ -210,4 +211,4 @@ class MakeProfile(Profile):
 
     def eval_commands(self, plan: EnvPlan, tests: list[str]) -> list[str]:
         ids = sorted({t.split(CASE_SEP, 1)[0] for t in tests})  # a case id runs its executable
-        return [grade_loop(ids, ".datagen-eval.tsv"), *ctest_check(".datagen-eval.tsv", tests, MAKE_CASES_AWK)]
+        return [grade_loop(ids, ".datagen-eval.tsv"), *ctest_check(".datagen-eval.tsv", tests, "make_cases")]

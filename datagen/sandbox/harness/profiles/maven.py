@@ -27,7 +27,7 @@ from datagen.sandbox.harness import protect
 from datagen.sandbox.harness.parsers import parse_jvm_junit
 from datagen.sandbox.harness.profiles._env import cached_env, copy_source
 from datagen.sandbox.harness.profiles._replay import junit_check
-from datagen.sandbox.harness.profiles.base import EnvContext, Profile, ProfileEnv, TestResults
+from datagen.sandbox.harness.profiles.base import EnvContext, Profile, ProfileEnv, TestResults, fitting
 from datagen.sandbox.harness.profiles.registry import register
 
 REPORTS = "find . -path '*/target/surefire-reports/TEST-*.xml' -type f | sort | xargs -r cat"
@@ -110,6 +110,14 @@ def surefire_selection(tests: list[str]) -> str:
     for cls, methods in sorted(by_class.items()):
         parts.append(cls if "*" in methods else f"{cls}#{'+'.join(sorted(methods))}")
     return ",".join(parts)
+
+
+def surefire_args(tests: list[str]) -> list[str]:
+    """The selection of ``tests`` for Surefire: by method, else (too long for one command line)
+    by class, else the whole suite (the reports are read per id)."""
+    flags = ["-Dsurefire.failIfNoSpecifiedTests=false", "-DfailIfNoTests=false"]
+    classes = ",".join(sorted({t.partition("#")[0] for t in tests}))
+    return fitting([f"-Dtest={surefire_selection(tests)}", *flags], [f"-Dtest={classes}", *flags], [])
 
 
 def java_test_files(tests: list[str], root: str = "src/test/java") -> list[str]:
@@ -251,8 +259,7 @@ class MavenProfile(JvmProfile):
     def test_command(self, env: ProfileEnv, workdir: Path, tests: list[str] | None) -> list[str]:
         cmd = ["mvn", *self.maven_args(env), "test", "-Dmaven.test.failure.ignore=true", "-DtrimStackTrace=true"]
         if tests:
-            cmd += [f"-Dtest={surefire_selection(tests)}", "-Dsurefire.failIfNoSpecifiedTests=false",
-                    "-DfailIfNoTests=false"]
+            cmd += surefire_args(tests)
         script = f"find . -path '*/target/surefire-reports' -type d -prune -exec rm -rf {{}} +; " \
                  f"{shlex.join(cmd)}; rc=$?; {REPORTS} > {self.report}; exit $rc"
         return ["sh", "-c", script]
@@ -268,9 +275,7 @@ class MavenProfile(JvmProfile):
                 f"{offline} >/dev/null 2>&1 || {{ mvn -B -q dependency:go-offline; {classpath}; }} || exit 1"]
 
     def eval_commands(self, plan: EnvPlan, tests: list[str]) -> list[str]:
-        run = ["mvn", "-o", "-B", "-q", "test", "-Dmaven.test.failure.ignore=true",
-               f"-Dtest={surefire_selection(tests)}", "-Dsurefire.failIfNoSpecifiedTests=false",
-               "-DfailIfNoTests=false"]
+        run = ["mvn", "-o", "-B", "-q", "test", "-Dmaven.test.failure.ignore=true", *surefire_args(tests)]
         return [f"export MAVEN_OPTS={shlex.quote(FAST_JVM)}",
                 "find . -path '*/target/surefire-reports' -type d -prune -exec rm -rf {} +",
                 shlex.join(run),

@@ -13,28 +13,23 @@ from pathlib import Path
 
 from datagen.records.env import EnvPlan
 from datagen.sandbox.harness import protect
+from datagen.sandbox.harness.checks import awk_program
 from datagen.sandbox.harness.parsers import parse_minitest_verbose
+from datagen.sandbox.harness.profiles._replay import ids_lines
 from datagen.sandbox.harness.profiles._ruby import RubyProfile, ruby_eval_prefix, ruby_plan, ruby_prefix
-from datagen.sandbox.harness.profiles.base import ProfileEnv, TestResults
+from datagen.sandbox.harness.profiles.base import ProfileEnv, TestResults, fitting
 from datagen.sandbox.harness.profiles.registry import register
 
 LOADER = 'Dir["test/**/{*_test,test_*}.rb"].sort.each { |f| require File.expand_path(f) }'
 SEED = "1"
 _USES_MINITEST = re.compile(r"\bminitest\b|Minitest::", re.I)
-# Prints "NOT PASSED: <id>" for each id of $IDS without a passing `--verbose` line.
-MINITEST_CHECK_AWK = r"""
-{ for (i = 1; i <= n; i++) if (index($0, want[i] " = ") == 1 && $0 ~ / s = \.$/) ok[i] = 1 }
-BEGIN { n = split(ENVIRON["IDS"], want, "\n") }
-END { rc = 0; for (i = 1; i <= n; i++) if (want[i] != "" && !(i in ok)) { print "NOT PASSED: " want[i]; rc = 1 }
-  exit rc }
-"""
 
 
 def minitest_argv(tests: list[str] | None) -> list[str]:
     cmd = ["ruby", "-Ilib", "-Itest", "-e", LOADER, "--", "--verbose", "--seed", SEED]
-    if tests:
+    if tests:  # a name pattern too long for one argument: the whole suite (the report is read per id)
         names = "|".join(re.escape(t).replace("/", "\\/") for t in sorted(set(tests)))
-        cmd += ["-n", f"/^({names})$/"]
+        cmd += fitting(["-n", f"/^({names})$/"], [])
     return cmd
 
 
@@ -76,5 +71,5 @@ class MinitestProfile(RubyProfile):
     # --- replay -------------------------------------------------------------------------
     def eval_commands(self, plan: EnvPlan, tests: list[str]) -> list[str]:
         return [*ruby_eval_prefix(plan), f"$RUN {shlex.join(minitest_argv(tests))} > .datagen-eval.txt 2>&1",
-                "export IDS=" + shlex.quote("\n".join(tests)),
-                f"awk {shlex.quote(MINITEST_CHECK_AWK)} .datagen-eval.txt", "exit $?"]
+                *ids_lines(tests),
+                f"awk {shlex.quote(awk_program('minitest'))} .datagen-eval.txt", "exit $?"]

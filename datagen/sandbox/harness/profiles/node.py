@@ -12,6 +12,7 @@ path inside datagen and in the replay scripts.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shlex
@@ -21,8 +22,20 @@ from pathlib import Path
 
 from datagen.config.sandbox import SandboxLimits
 from datagen.records.env import EnvPlan, InstallStep
+from datagen.sandbox.harness import protect
+from datagen.sandbox.harness.checks import check_text
 from datagen.sandbox.harness.profiles._env import cached_env, copy_source
-from datagen.sandbox.harness.profiles.base import EnvContext, Profile, ProfileEnv, TestResults, read_json
+from datagen.sandbox.harness.profiles._npm import FALLBACK_FILE, WITHOUT, dropped_names, npm_ci_dropping, setup_lines
+from datagen.sandbox.harness.profiles.base import (
+    IDS_FILE,
+    EnvContext,
+    Profile,
+    ProfileEnv,
+    TestResults,
+    fitting,
+    ids_file,
+    read_json,
+)
 from datagen.sandbox.harness.profiles.registry import register
 from datagen.sandbox.isolation.base import DEFAULT_PATH, Sandbox
 
@@ -34,6 +47,8 @@ LOCK_FILES = (("pnpm-lock.yaml", "pnpm"), ("yarn.lock", "yarn"), ("package-lock.
 # npm: the project's own lifecycle scripts (``prepare``: often ``tsc --build``) are not run,
 # the dependencies' ones are (``npm rebuild``). A replay installs into the buggy tree, where
 # a build step would fail on the bug before any test ran (jshttp/content-type's ``prepare``).
+# A package whose tests load its build output runs its build before each test run instead,
+# going on when it fails (``build_plan``).
 _INSTALL = {
     "npm": ["sh", "-c", "npm ci --no-audit --no-fund --ignore-scripts && npm rebuild"],
     "npm-nolock": ["sh", "-c",
@@ -205,6 +220,7 @@ class JsProfile(Profile):
         if request and version and satisfies(version, request) is False:
             mismatch = f"engines.node asks {request!r}; node {version} here"
         notes, install = [], []
+        build = build_plan(src, pkg, notes)
         has_deps = bool(_deps(pkg, "dependencies") or _deps(pkg, "devDependencies"))
         if (src / "node_modules").is_dir():
             notes.append("node_modules is in the repo: used as it is, nothing installed")
@@ -216,7 +232,7 @@ class JsProfile(Profile):
                                        kind="command", args=argv, origin=lock or "package.json (no lock file)"))
         return EnvPlan(profile=self.name, toolchain=f"node{version}" if version else "node",
                        toolchain_request=request, toolchain_mismatch=mismatch, install=install,
-                       test_command=self.suite_argv(), notes=notes)
+                       test_command=self.suite_argv(), build=build, notes=notes)
 
     def ensure_env(self, src: Path, plan: EnvPlan, ctx: EnvContext) -> ProfileEnv:
         if not plan.install:
@@ -226,8 +242,14 @@ class JsProfile(Profile):
             work = copy_source(src, target / "work", skip=(".git", "node_modules"))
             env = {"npm_config_cache": str(target / ".npm"), "COREPACK_HOME": str(target / ".corepack"),
                    "HOME": str(target / ".home"), "CI": "1", **site_ca()}
+            went_on: dict[str, object] = {}
             for s in plan.install:
-                step(s.name, list(s.args), work, env=env)
+                if s.args == _INSTALL["npm"]:  # npm ci past packages the tests do not load (``_npm``)
+                    went_on = npm_ci_dropping(src, work, s.name, list(s.args), env, step, self.tool or self.name)
+                else:
+                    step(s.name, list(s.args), work, env=env)
+            if went_on:
+                (target / FALLBACK_FILE).write_text(json.dumps(went_on, sort_keys=True), encoding="utf-8")
             modules = work / "node_modules"
             if not modules.is_dir():
                 modules.mkdir()
@@ -236,6 +258,12 @@ class JsProfile(Profile):
                 shutil.rmtree(target / leftover, ignore_errors=True)
 
         target = cached_env(self, src, plan, ctx, build)
+        if (target / FALLBACK_FILE).is_file():
+            went_on = json.loads((target / FALLBACK_FILE).read_text(encoding="utf-8"))
+            names = " ".join(went_on["without"])
+            plan = plan.model_copy(update={"fallback": WITHOUT + names, "notes": [
+                *plan.notes, f"npm ci could not fetch {names} ({went_on['why']}) and the tests load nothing of it: "
+                "installed without it, every other entry of the lock file as it is"]})
         return ProfileEnv(self.name, plan, path=target, env={"PATH": f"{target}/node_modules/.bin:{DEFAULT_PATH}",
                                                              "CI": "1"},
                           ro_paths=(target,), links=module_links(target / "node_modules"))
@@ -266,81 +294,98 @@ class JsProfile(Profile):
         """The suite's command as a person types it in the repo."""
         return [f"node_modules/.bin/{self.tool}"]
 
+    def test_command(self, env: ProfileEnv, workdir: Path, tests: list[str] | None) -> list[str]:
+        """The runner's argv (``runner_argv``), after the plan's ``build`` where it has one: a
+        package whose tests load its build output is built from the copy's own (patched) code."""
+        run = self.runner_argv(env, workdir, tests)
+        if not env.plan.build:
+            return run
+        return ["sh", "-c", f'{build_line(env.plan.build)}; exec "$@"', "sh", *run]
+
+    def runner_argv(self, env: ProfileEnv, workdir: Path, tests: list[str] | None) -> list[str]:
+        """The argv that runs ``tests`` with the repo's runner and writes the report."""
+        raise NotImplementedError
+
     # --- replay -------------------------------------------------------------------------
     def setup_commands(self, plan: EnvPlan) -> list[str]:
-        return [f"{shlex.join(s.args)} || exit 1" for s in plan.install if s.kind == "command"]
+        lines = []
+        for s in (s for s in plan.install if s.kind == "command"):
+            if s.args == _INSTALL["npm"] and dropped_names(plan.fallback):  # as the validating env went on
+                lines += setup_lines(shlex.join(s.args), plan.fallback)
+            else:
+                lines.append(f"{shlex.join(s.args)} || exit 1")
+        return lines
 
     def eval_commands(self, plan: EnvPlan, tests: list[str]) -> list[str]:
         """Run the subset with the repo's runner into the report, then a few lines of node
         check that every listed test passed."""
-        run = shlex.join(self.test_command(ProfileEnv(self.name, plan), Path("."), tests))
-        return ['export CI=1 PATH="$PWD/node_modules/.bin:$PATH"', "rm -f " + shlex.quote(self.report),
+        run = shlex.join(self.runner_argv(ProfileEnv(self.name, plan), Path("."), tests))
+        build = [build_line(plan.build, show=True)] if plan.build else []
+        return ['export CI=1 PATH="$PWD/node_modules/.bin:$PATH"', "rm -f " + shlex.quote(self.report), *build,
                 f"{run} > .datagen-eval.log 2>&1; echo \"runner exit $?\"; tail -n 40 .datagen-eval.log",
                 *check_lines(self.name, self.report, tests)]
 
 
+BUILD_SCRIPTS = ("build", "prepare", "pretest")  # the package's own build, the first of these scripts
+BUILD_LOG = ".datagen-build.log"  # the build's output, in the working copy
+# a relative module a file loads: require('../dist/index'), import ... from './x.js', import('./y')
+_RELATIVE_LOAD = re.compile(r"""(?:\brequire\s*\(\s*|\bfrom\s+|\bimport\s*\(\s*|\bimport\s+)"""
+                            r"""['"](\.{1,2}/[^'"\n]+)['"]""")
+_RESOLVE = ("", ".js", ".cjs", ".mjs", ".json", ".ts", ".tsx", ".mts", ".cts", ".jsx",
+            "/index.js", "/index.cjs", "/index.mjs", "/index.ts", "/package.json")
+_SCANNED = 300  # test files read for what they load
+
+
+def missing_build_output(src: Path, is_test_file) -> str:
+    """``file: module`` for the first relative module a JS test file loads that the checkout
+    does not hold (``test/a.test.js: ../dist/index``, the package's build output); '' when none."""
+    files = [p for p in sorted(src.rglob("*")) if p.suffix in (".js", ".cjs", ".mjs", ".ts", ".mts", ".cts")
+             and "node_modules" not in p.relative_to(src).parts and is_test_file(p.relative_to(src).as_posix())]
+    for path in files[:_SCANNED]:
+        try:
+            text = path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        for m in _RELATIVE_LOAD.finditer(text):
+            target = path.parent / m.group(1)
+            if not any(Path(f"{target}{ext}").exists() for ext in _RESOLVE):
+                return f"{path.relative_to(src).as_posix()}: {m.group(1)}"
+    return ""
+
+
+def build_plan(src: Path, pkg: dict, notes: list[str]) -> list[str]:
+    """The plan's ``build`` for a package whose tests load build output the checkout lacks:
+    ``npm run <script>``, the first of ``BUILD_SCRIPTS`` it has ([] when it needs none; a note
+    says what was found either way)."""
+    missing = missing_build_output(src, protect.is_test_file)
+    if not missing:
+        return []
+    scripts = pkg.get("scripts") if isinstance(pkg.get("scripts"), dict) else {}
+    name = next((n for n in BUILD_SCRIPTS if isinstance(scripts.get(n), str) and scripts[n].strip()), "")
+    if not name:
+        notes.append(f"the tests load a module the checkout lacks ({missing}) and package.json has no "
+                     f"{', '.join(BUILD_SCRIPTS)} script to build it")
+        return []
+    notes.append(f"the tests load build output the checkout lacks ({missing}): `npm run {name}` before every run")
+    return ["npm", "run", "--silent", name]
+
+
+def build_line(build: list[str], show: bool = False) -> str:
+    """Shell: the plan's build, its output in ``BUILD_LOG``; a failed one says so with its last
+    lines (on stderr, ``show``: stdout) and the tests run anyway, failing where they need what
+    it did not build."""
+    to = "" if show else " >&2"
+    return (f"{shlex.join(build)} > {BUILD_LOG} 2>&1 || {{ echo \"build failed (exit $?)\"{to}; "
+            f"tail -n 20 {BUILD_LOG}{to}; }}")
+
+
 def check_lines(fmt: str, report: str, tests: list[str]) -> list[str]:
     """Bash lines: node reads the report (format ``fmt``) and exits 0 only when every test
-    of ``tests`` is reported as passed (the parse mirrors ``datagen/sandbox/harness/parsers.py``)."""
-    want = "\n".join(tests)
-    return [f"export DATAGEN_WANT={shlex.quote(want)}", f"node - {shlex.quote(fmt)} {shlex.quote(report)} "
-            "<<'DATAGEN_CHECK_EOF'", _CHECK_JS.strip(), "DATAGEN_CHECK_EOF"]
+    of ``tests`` is reported as passed (``harness/checks/js_report.js``, the twin of the parsers)."""
+    return [*ids_file(tests), f"node - {shlex.quote(fmt)} {shlex.quote(report)} {IDS_FILE} "
+            "<<'DATAGEN_CHECK_EOF'", check_text("js_report").strip(), "DATAGEN_CHECK_EOF"]
 
 
-# The report check of the eval scripts (no dependency but node itself).
-_CHECK_JS = r"""
-const fs = require('fs');
-const [fmt, report] = process.argv.slice(2);
-const root = process.cwd() + '/';
-const rel = (p) => (p && p.startsWith(root) ? p.slice(root.length) : p || '');
-let text = '';
-try { text = fs.readFileSync(report, 'utf8'); } catch (e) { console.log('no report: ' + report); process.exit(1); }
-const got = new Map();
-const put = (id, status) => { if (!got.has(id) || status !== 'pass') got.set(id, status); };
-if (fmt === 'jest' || fmt === 'vitest') {
-  for (const s of JSON.parse(text).testResults || []) {
-    for (const a of s.assertionResults || []) {
-      put([rel(s.name), ...(a.ancestorTitles || []), a.title].join(' > '), a.status === 'passed' ? 'pass' : a.status);
-    }
-  }
-} else if (fmt === 'mocha') {
-  const d = JSON.parse(text);
-  const key = (t) => rel(t.file) + ' > ' + t.fullTitle;
-  for (const t of d.passes || []) put(key(t), 'pass');
-  for (const t of d.pending || []) put(key(t), 'skip');
-  for (const t of d.failures || []) put(key(t), 'fail');
-} else if (fmt === 'ava') {
-  for (const line of text.split('\n')) {
-    const m = /^(not ok|ok)\s+\d+\s*(?:-\s*)?(.*?)(?:\s+#\s*(SKIP|TODO)\b.*)?$/i.exec(line);
-    if (m) put(rel(m[2].trim()), m[3] ? 'skip' : (m[1].toLowerCase() === 'ok' ? 'pass' : 'fail'));
-  }
-} else if (fmt === 'node') {
-  const un = (s) => s.replace(/&quot;/g, '"').replace(/&apos;/g, "'").replace(/&lt;/g, '<')
-    .replace(/&gt;/g, '>').replace(/&amp;/g, '&');
-  const stack = [];
-  let open = null;
-  const re = /<(\/?)(testsuite|testcase|failure|error|skipped)\b([^>]*?)(\/?)>/g;
-  let m;
-  while ((m = re.exec(text))) {
-    const [, close, tag, attrs, self] = m;
-    const name = (/\bname="([^"]*)"/.exec(attrs) || [, ''])[1];
-    if (tag === 'testsuite') { if (close) stack.pop(); else if (!self) stack.push(un(name)); }
-    else if (tag === 'testcase') {
-      if (close) { if (open) put(open.id, open.status); open = null; }
-      else {
-        const id = [...stack, un(name)].join(' > ');
-        if (self) put(id, 'pass'); else open = { id, status: 'pass' };
-      }
-    } else if (open && !close) { open.status = tag === 'skipped' ? 'skip' : 'fail'; }
-  }
-}
-let bad = 0;
-for (const id of (process.env.DATAGEN_WANT || '').split('\n').filter(Boolean)) {
-  if (got.get(id) !== 'pass') { console.log('NOT PASSED: ' + id + ' (' + (got.get(id) || 'missing') + ')'); bad++; }
-}
-console.log(bad ? bad + ' test(s) did not pass' : 'all tests passed');
-process.exit(bad ? 1 : 0);
-"""
 
 
 @register
@@ -355,7 +400,7 @@ class NodeTestProfile(JsProfile):
     def suite_argv(self) -> list[str]:
         return ["node", "--test"]
 
-    def test_command(self, env: ProfileEnv, workdir: Path, tests: list[str] | None) -> list[str]:
+    def runner_argv(self, env: ProfileEnv, workdir: Path, tests: list[str] | None) -> list[str]:
         # ids name no file: the whole suite runs (node's own discovery), results are read per id;
         # the spec reporter on stdout keeps what a test file printed (a module it could not
         # load), which the JUnit report reduces to "test failed"
@@ -389,12 +434,14 @@ class JestProfile(JsProfile):
     name = "jest"
     tool = "jest"
 
-    def test_command(self, env: ProfileEnv, workdir: Path, tests: list[str] | None) -> list[str]:
+    def runner_argv(self, env: ProfileEnv, workdir: Path, tests: list[str] | None) -> list[str]:
         cmd = ["node_modules/.bin/jest", "--ci", "--watchman=false", "--json", f"--outputFile={self.report}"]
         if tests:
             files = sorted({_split(t)[0] for t in tests})
             names = [" ".join(_split(t)[1]) for t in tests if _split(t)[1]]
-            cmd += ["--runTestsByPath", *files] + (["-t", _alternation(names)] if names else [])
+            # too long for one command line: the whole files, then the whole suite (read per id)
+            narrow = ["--runTestsByPath", *files] + (["-t", _alternation(names)] if names else [])
+            cmd += fitting(narrow, ["--runTestsByPath", *files], [])
         return cmd
 
     def parse(self, text: str) -> TestResults:
@@ -413,12 +460,12 @@ class VitestProfile(JestProfile):
     name = "vitest"
     tool = "vitest"
 
-    def test_command(self, env: ProfileEnv, workdir: Path, tests: list[str] | None) -> list[str]:
+    def runner_argv(self, env: ProfileEnv, workdir: Path, tests: list[str] | None) -> list[str]:
         cmd = ["node_modules/.bin/vitest", "run", "--reporter=json", f"--outputFile={self.report}"]
         if tests:
             files = sorted({_split(t)[0] for t in tests})
             names = [" ".join(_split(t)[1]) for t in tests if _split(t)[1]]
-            cmd += [*files] + (["-t", _alternation(names)] if names else [])
+            cmd += fitting([*files] + (["-t", _alternation(names)] if names else []), files, [])
         return cmd
 
 
@@ -430,14 +477,14 @@ class MochaProfile(JestProfile):
     covers_lines = True  # JestProfile's is False: jest runs tests in vm contexts V8 counts apart
     tool = "mocha"
 
-    def test_command(self, env: ProfileEnv, workdir: Path, tests: list[str] | None) -> list[str]:
+    def runner_argv(self, env: ProfileEnv, workdir: Path, tests: list[str] | None) -> list[str]:
         """``--reporter-options`` (the spelling every mocha knows; mocha 3 has no
         ``--reporter-option``); a mocha older than the json reporter's ``output`` option (9)
         prints the report on stdout, which then becomes the report file."""
         cmd = ["node_modules/.bin/mocha", "--reporter", "json", "--reporter-options", f"output={self.report}"]
         cmd += mocha_script_args(env.plan.test_command[1:] if env.plan.test_command else [])
         if tests:
-            cmd += ["--grep", _alternation([" ".join(_split(t)[1]) for t in tests])]
+            cmd += fitting(["--grep", _alternation([" ".join(_split(t)[1]) for t in tests])], [])
         out = shlex.quote(MOCHA_STDOUT)
         return ["sh", "-c", f"{shlex.join(cmd)} > {out}; rc=$?; [ -s {shlex.quote(self.report)} ] || "
                 f"sed -n '/^{{$/,$p' {out} > {shlex.quote(self.report)}; exit $rc"]  # from the report's own first line
@@ -462,10 +509,9 @@ class AvaProfile(JsProfile):
     tool = "ava"
     report = ".datagen-report.tap"
 
-    def test_command(self, env: ProfileEnv, workdir: Path, tests: list[str] | None) -> list[str]:
-        run = ["node_modules/.bin/ava", "--tap"]
-        for t in sorted(set(tests or [])):
-            run += ["--match", t.split(" › ", 1)[-1]]
+    def runner_argv(self, env: ProfileEnv, workdir: Path, tests: list[str] | None) -> list[str]:
+        match = [arg for t in sorted(set(tests or [])) for arg in ("--match", t.split(" › ", 1)[-1])]
+        run = ["node_modules/.bin/ava", "--tap", *fitting(match, [])]
         return ["sh", "-c", f"{shlex.join(run)} > {self.report}"]
 
     def log_text(self, report: str) -> str:

@@ -15,7 +15,15 @@ from typing import TYPE_CHECKING
 
 from datagen.records.env import EnvPlan, InstallStep
 from datagen.sandbox.harness import protect
-from datagen.sandbox.harness.profiles.base import EnvContext, Profile, ProfileEnv, TestResults
+from datagen.sandbox.harness.profiles.base import (
+    ARGS_BUDGET,
+    EnvContext,
+    Profile,
+    ProfileEnv,
+    TestResults,
+    chunks,
+    fitting,
+)
 from datagen.sandbox.harness.profiles.registry import register
 
 if TYPE_CHECKING:
@@ -266,6 +274,9 @@ class PytestProfile(Profile):
         # command's folders where the ini names none), as the repo's own runs collect it
         ids = sorted(set(tests or []))
         args = [PLAIN_ASSERTS, *ids] if names_code_doctests(ids) else ids
+        # ids too many for one command line: their whole files (the report is read per id)
+        files = sorted({t.split("::", 1)[0] for t in ids})
+        args = fitting(args, [PLAIN_ASSERTS, *files] if args[:1] == [PLAIN_ASSERTS] else files, [])
         return pytest_command(self.python(env), self.report, args or suite_paths(env.plan, workdir), env.plan)
 
     def budget_vars(self, env: ProfileEnv) -> dict[str, str]:
@@ -373,8 +384,8 @@ class PytestProfile(Profile):
 
     def eval_commands(self, plan: EnvPlan, tests: list[str]) -> list[str]:
         # pytest exits 0 only when every node id given ran and passed (an unknown id is exit 4).
-        # A long list is split over several runs: one command line holds at most ARG_MAX
-        # (2 MB here) and a 64 000-test suite's ids (packaging's) are 6 MB.
+        # A long list is split over several runs, each within the shared ARGS_BUDGET: a
+        # 64 000-test suite's ids (packaging's) are 6 MB, and one command line holds 2 MB.
         # as the sandboxed runs had it: a fixed hash seed (set orders in doctest output), no
         # user site folder, no inherited PYTHON* variables that change how tests run
         lines = [f"if [ -f {_VENV}/bin/activate ]; then . {_VENV}/bin/activate; fi",
@@ -391,7 +402,7 @@ class PytestProfile(Profile):
         tries = " || ".join([f'{run} "$@"', *[f'{run} --lf "$@"'] * EVAL_RERUNS])
         lines += ['cache="$(mktemp -d)" || exit 2', """trap 'rm -rf "$cache"' EXIT""", f"tries() {{ {tries}; }}"]
         runs = [f"tries {shlex.join(part)} || status=1"
-                for part in _chunks(in_testpaths_order(tests, plan.test_paths), EVAL_ARGS_BYTES)]
+                for part in chunks(in_testpaths_order(tests, plan.test_paths), EVAL_ARGS_BYTES)]
         return [*lines, "status=0", *runs, 'exit "$status"']
 
 
@@ -457,22 +468,8 @@ def in_testpaths_order(tests: list[str], test_paths: list[str]) -> list[str]:
     return sorted(tests, key=rank)
 
 
-EVAL_ARGS_BYTES = 256_000  # node ids on one pytest command line of an eval_script
+EVAL_ARGS_BYTES = ARGS_BUDGET  # node ids on one pytest command line of an eval_script
 EVAL_RERUNS = 2  # an eval_script's reruns of the tests that failed (validation runs each side 3 times)
-
-
-def _chunks(tests: list[str], budget: int) -> list[list[str]]:
-    """``tests`` in order, cut into runs whose quoted ids take at most ``budget`` bytes."""
-    out: list[list[str]] = [[]]
-    size = 0
-    for t in tests:
-        n = len(shlex.quote(t).encode()) + 1
-        if out[-1] and size + n > budget:
-            out.append([])
-            size = 0
-        out[-1].append(t)
-        size += n
-    return out
 
 
 def nested_suite_patterns(src: Path) -> list[tuple[str, tuple[str, ...]]]:

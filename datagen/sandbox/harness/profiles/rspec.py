@@ -11,19 +11,12 @@ import shlex
 from pathlib import Path
 
 from datagen.records.env import EnvPlan
+from datagen.sandbox.harness.checks import awk_program
 from datagen.sandbox.harness.parsers import parse_rspec_json
+from datagen.sandbox.harness.profiles._replay import ids_lines
 from datagen.sandbox.harness.profiles._ruby import RubyProfile, ruby_eval_prefix, ruby_plan, ruby_prefix
-from datagen.sandbox.harness.profiles.base import ProfileEnv, TestResults
+from datagen.sandbox.harness.profiles.base import ProfileEnv, TestResults, fitting, ids_file
 from datagen.sandbox.harness.profiles.registry import register
-
-# Reads rspec's JSON report (one line) and prints "NOT PASSED: <id>" for each id of $IDS whose
-# example is not in it as passed; $KEYS holds, one a line, the JSON text a passed example has.
-RSPEC_CHECK_AWK = r"""
-{ text = text $0 }
-END { n = split(ENVIRON["KEYS"], keys, "\n"); split(ENVIRON["IDS"], ids, "\n"); rc = 0
-  for (i = 1; i <= n; i++) if (keys[i] != "" && index(text, keys[i]) == 0) { print "NOT PASSED: " ids[i]; rc = 1 }
-  exit rc }
-"""
 
 
 def rspec_selection(tests: list[str]) -> list[str]:
@@ -32,6 +25,9 @@ def rspec_selection(tests: list[str]) -> list[str]:
     made as the example runs, so ``-e <description>`` never selects it (necromancer's replays
     failed so while the whole-suite runs that validated them had passed)."""
     return sorted({t.split("::", 1)[0] for t in tests})
+
+
+KEYS_FILE = ".datagen-eval-keys"  # the eval script's passed-example keys, one a line
 
 
 def passed_key(test_id: str) -> str:
@@ -62,7 +58,7 @@ class RSpecProfile(RubyProfile):
 
     def test_command(self, env: ProfileEnv, workdir: Path, tests: list[str] | None) -> list[str]:
         return [*ruby_prefix(env), "rspec", "--no-color", "--format", "json", "--out", self.report,
-                "--format", "progress", *(rspec_selection(tests) if tests else [])]
+                "--format", "progress", *fitting(rspec_selection(tests or []), [])]
 
     def parse(self, text: str) -> TestResults:
         return parse_rspec_json(text)
@@ -73,8 +69,8 @@ class RSpecProfile(RubyProfile):
     # --- replay -------------------------------------------------------------------------
     def eval_commands(self, plan: EnvPlan, tests: list[str]) -> list[str]:
         run = ["rspec", "--no-color", "--format", "json", "--out", ".datagen-eval.json", "--format", "progress",
-               *rspec_selection(tests)]
-        keys = "\n".join(passed_key(t) for t in tests)
+               *fitting(rspec_selection(tests), [])]
+        keys = [passed_key(t) for t in tests]
         return [*ruby_eval_prefix(plan), f"$RUN {shlex.join(run)}",
-                "export IDS=" + shlex.quote("\n".join(tests)), "export KEYS=" + shlex.quote(keys),
-                f"awk {shlex.quote(RSPEC_CHECK_AWK)} .datagen-eval.json", "exit $?"]
+                *ids_lines(tests), *ids_file(keys, KEYS_FILE), f"export KEYS_FILE={KEYS_FILE}",
+                f"awk {shlex.quote(awk_program('rspec'))} .datagen-eval.json", "exit $?"]
