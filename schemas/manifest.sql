@@ -196,6 +196,7 @@ CREATE TABLE IF NOT EXISTS repo_baselines (
     source_lines BIGINT NOT NULL,
     entities BIGINT NOT NULL,
     covered_entities BIGINT NOT NULL,
+    feature_detail VARCHAR NOT NULL,
     clean_commit VARCHAR NOT NULL,
     PRIMARY KEY (run_id, repo)
 );
@@ -387,4 +388,56 @@ CREATE TABLE IF NOT EXISTS judgements (
     reasoning VARCHAR NOT NULL,
     cached BOOLEAN NOT NULL,
     PRIMARY KEY (run_id, task_id)
+);
+
+CREATE TABLE IF NOT EXISTS agent_runs (
+    run_id VARCHAR NOT NULL,
+    trajectory_id VARCHAR NOT NULL,
+    instance_id VARCHAR NOT NULL,
+    repo VARCHAR NOT NULL,
+    policy_id VARCHAR NOT NULL,
+    sample BIGINT NOT NULL,
+    rerun BIGINT NOT NULL,
+    exit_status VARCHAR NOT NULL,
+    masked BOOLEAN NOT NULL,
+    passed BOOLEAN,
+    reason VARCHAR,
+    steps BIGINT NOT NULL,
+    segments BIGINT NOT NULL,
+    tokens_in BIGINT NOT NULL,
+    tokens_out BIGINT NOT NULL,
+    cached_calls BIGINT NOT NULL,
+    wall_s DOUBLE NOT NULL,
+    grade_s DOUBLE NOT NULL,
+    diff VARCHAR NOT NULL,
+    PRIMARY KEY (run_id, trajectory_id)
+);
+
+CREATE TABLE IF NOT EXISTS agent_tasks (
+    run_id VARCHAR NOT NULL,
+    instance_id VARCHAR NOT NULL,
+    policy_id VARCHAR NOT NULL,
+    runs BIGINT NOT NULL,
+    masked BIGINT NOT NULL,
+    measured BIGINT NOT NULL,
+    passes BIGINT NOT NULL,
+    pass_at_1 DOUBLE,
+    pass_at_k DOUBLE,
+    tokens_in BIGINT NOT NULL,
+    tokens_out BIGINT NOT NULL,
+    seconds DOUBLE NOT NULL,
+    error VARCHAR,
+    PRIMARY KEY (run_id, instance_id, policy_id)
+);
+
+CREATE TABLE IF NOT EXISTS trajectory_segments (
+    run_id VARCHAR NOT NULL,
+    trajectory_id VARCHAR NOT NULL,
+    segment BIGINT NOT NULL,
+    continues BIGINT,
+    summary VARCHAR,
+    messages BIGINT NOT NULL,
+    prompt_tokens BIGINT NOT NULL,
+    reward DOUBLE,
+    PRIMARY KEY (run_id, trajectory_id, segment)
 );

@@ -58,10 +58,46 @@ class PerplexityConfig(StrictModel):
         return self
 
 
+class AgentRunConfig(StrictModel):
+    """``difficulty.mode: agent``: each attempt is a run of mini-swe-agent in the sandbox.
+
+    The policy explores the task's working copy with shell commands (each one a sandboxed
+    run on the repo's environment, no network), edits it and submits; the working copy's
+    diff is graded like any attempt. Limits stop a run; infrastructure failures are masked."""
+
+    step_limit: int = Field(50, ge=1, description="model calls per run (mini-swe-agent's step_limit)")
+    wall_time_s: float = Field(1800.0, gt=0, description="wall-clock limit of one run")
+    token_limit: int = Field(
+        2_000_000, ge=1, description="prompt plus completion tokens one run may spend (summaries included)")
+    max_tokens: int = Field(4096, ge=1, description="max_tokens of one model reply")
+    command_timeout_s: float = Field(120.0, gt=0, description="wall-clock limit of one shell command")
+    max_observation_chars: int = Field(
+        10_000, ge=100, description="a command's output shown to the model is cut to this (head and tail)")
+    context_limit: int | None = Field(
+        None, ge=1, description="the policy's context window in tokens: a run whose prompt passes it "
+        "(and cannot be summarized) ends with exit status context_limit; null: no check")
+    context_budget: int | None = Field(
+        None, ge=1, description="self-summarization: past this many prompt tokens the agent is asked "
+        "for a summary and continues from the task and the summary in a new segment; null: off")
+    summary_max_tokens: int = Field(1024, ge=1, description="max_tokens of a summary")
+    max_segments: int = Field(4, ge=1, description="segments per run (summaries + 1); past it: context_limit")
+    max_reruns: int = Field(
+        2, ge=0, description="a masked run (model or sandbox error) is run again up to this many times")
+    mask_limits: bool = Field(
+        False, description="also mask runs that hit the step, time or context limit (DeepSWE's choice); "
+        "default: such runs count as failures")
+    workers: int = Field(0, ge=0, description="runs at once (0 = one per core)")
+    trajectories: bool = Field(True, description="write every run's .traj.json, ATIF and SFT rows")
+
+
 class DifficultyConfig(StrictModel):
     """K policy attempts per task, graded in the sandbox, and the pass-rate band kept."""
 
     enabled: bool = Field(True, description="false: no attempts; pass rates are unknown (null)")
+    mode: Literal["single", "agent"] = Field(
+        "single", description="'single': one answer from the files the fix touches (oracle retrieval); "
+        "'agent': K runs of mini-swe-agent exploring a sandboxed working copy (difficulty.agent)")
+    agent: AgentRunConfig = Field(default_factory=AgentRunConfig, description="mode 'agent': the runs")
     k: int = Field(8, ge=1, description="attempts per task (the trainer's group size)")
     band_low: float = Field(0.0, ge=0.0, le=1.0, description="keep pass rates above this (exclusive)")
     band_high: float = Field(1.0, ge=0.0, le=1.0, description="keep pass rates below this (exclusive)")

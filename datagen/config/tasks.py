@@ -12,10 +12,6 @@ from datagen.config.executor import ExecutorConfig
 from datagen.config.sandbox import EnvConfig, SandboxConfig
 from datagen.config.teacher import TeacherConfig
 
-Family = Literal["procedural", "removal", "feature_removal", "feature", "history", "combine", "lm_rewrite",
-                 "evolve"]
-TEACHER_FAMILIES = ("lm_rewrite", "evolve")
-
 
 class BaselineConfig(StrictModel):
     runs: int = Field(3, ge=1, description="whole-suite runs per repo; a test that does not pass "
@@ -25,11 +21,12 @@ class BaselineConfig(StrictModel):
 
 
 class SynthConfig(StrictModel):
-    families: list[Family] = Field(
+    families: list[str] = Field(
         default_factory=lambda: ["procedural", "removal", "feature_removal", "feature", "history", "combine",
                                  "lm_rewrite", "evolve"],
-        description="strategy families to run; lm_rewrite and evolve need a teacher and are "
-        "skipped (recorded) without one")
+        description="task families to run (the names the family registry knows: procedural, removal, "
+        "feature_removal, feature, history, combine, lm_rewrite, evolve); lm_rewrite and evolve need a "
+        "teacher and are skipped (recorded) without one")
     strategies: list[str] = Field(default_factory=list, description="only these strategy names "
                                   "(empty: every registered one of the chosen families)")
     seeds_per_pair: int = Field(1, ge=1, description="seeds tried per (entity, strategy)")

@@ -1,5 +1,6 @@
 """Typed records (source of ``schemas/``). Import record classes from here."""
 
+from datagen.records.agent import AgentRunRow, AgentTaskRow, TrajectorySegmentRow
 from datagen.records.base import Record
 from datagen.records.core import DROP_REASONS, ClusterRow, CodeFile, DropReason, FileRow, RunRow, ShardRow, reason_key
 from datagen.records.env import RepoEnvRow
@@ -34,6 +35,7 @@ TABLES: list[type[Record]] = [
     ScoreRow, AttemptRow, DifficultyRow,
     PoolRow, PoolDropRow, LedgerRow,
     SoundnessRow, JudgeRow,
+    AgentRunRow, AgentTaskRow, TrajectorySegmentRow,
 ]
 # Records that are rows of an output dataset rather than manifest tables.
 DATASET_RECORDS: list[type[Record]] = [CodeFile, TaskRecord, QualityLabel]
@@ -44,5 +46,6 @@ __all__ = [
     "CandidateRow", "TaskRow", "RepoBaselineRow", "ScoreRow", "AttemptRow", "DifficultyRow",
     "PoolRow", "PoolDropRow", "LedgerRow", "QualityLabel", "RepoEnvRow", "ChatMessage", "AuxCheck", "PoolTaskInput",
     "LanguageMixRow", "LongBucketRow", "SoundnessRow", "JudgeRow", "InterfaceItem",
+    "AgentRunRow", "AgentTaskRow", "TrajectorySegmentRow",
     "TABLES", "DATASET_RECORDS", "DropReason", "DROP_REASONS", "reason_key",
 ]

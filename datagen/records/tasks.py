@@ -223,4 +223,7 @@ class RepoBaselineRow(Record):
     source_lines: int = Field(0, description="non-blank lines of non-test source files")
     entities: int = Field(0, description="functions, methods and classes found")
     covered_entities: int = Field(0, description="entities at least one passing test reaches")
+    feature_detail: str = Field("", description="why the feature family proposed no candidate for the repo (no "
+                                "share of the budget, no test group, no function whose stub compiles, no feature "
+                                "of synth.feature_lines / feature_entities); '' when it proposed some or is off")
     clean_commit: str = Field("", description="commit of the clean source in the build's store (never published)")

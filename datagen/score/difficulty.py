@@ -342,6 +342,11 @@ class DifficultyScorer:
 
     def _row(self, task: TaskRecord, run_id: str, attempts: list[AttemptResult],
              error: str | None = None) -> DifficultyRow:
+        return self.task_row(task, run_id, attempts, error)
+
+    def task_row(self, task: TaskRecord, run_id: str, attempts: Sequence[AttemptResult],
+                 error: str | None = None) -> DifficultyRow:
+        """The task's pass rate over ``attempts`` (its Wilson interval), or why it has none."""
         if not self.cfg.enabled or error is not None:
             return DifficultyRow(run_id=run_id, instance_id=task.instance_id, policy_id=self.policy_id,
                                  k=0, passes=None, pass_rate=None, wilson_low=None, wilson_high=None,

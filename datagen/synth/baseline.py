@@ -186,7 +186,9 @@ def measure_baseline(suite: SuiteRunner, runs: int, with_coverage: bool) -> Base
             base.detail = f"over {suite.limits.timeout_s:.0f} s" + (f" ({note}; they too)" if note else "")
             return base
         if r.run.limit_hit:
-            base.reason, base.detail = f"suite_limit_{r.run.limit_hit}", r.run.limit_evidence or ""
+            base.reason = f"suite_limit_{r.run.limit_hit}"
+            base.detail = r.run.limit_evidence or (f"the sandbox stopped the suite at its {r.run.limit_hit} limit "
+                                                    "(sandbox.limits)")
             return base
     if not first.results:
         base.reason = "no_tests"

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from datagen.crawl.grammars import ts_parser
-from datagen.synth.features import features
+from datagen.synth.node_tags import node_tags
 
 TABLE_LANGS = frozenset({"go", "rust", "java", "c", "cpp", "ruby", "php"})
 LANGS = frozenset({"python", "javascript", "typescript"}) | TABLE_LANGS
@@ -75,8 +75,8 @@ ENTITY_NODES |= frozenset(t for table in _DEFS.values() for t, k in table.items(
 class Entity:
     """One function, method or class of one file.
 
-    ``node_types`` is the entity's feature set (node types and derived tags, see
-    ``datagen.synth.features``), so a strategy can decline an entity that offers no
+    ``node_types`` is the entity's tag set (node types and derived tags, see
+    ``datagen.synth.node_tags``), so a strategy can decline an entity that offers no
     mutation site without re-reading its text. For a class it covers the class's own
     statements, not its methods' bodies (those are entities of their own).
     """
@@ -129,7 +129,7 @@ def _make(path: str, lang: str, data: bytes, kind: str, name: str, qual: str, no
         start_byte=node.start_byte, end_byte=node.end_byte,
         n_lines=sum(1 for line in body.splitlines() if line.strip()),
         complexity=1 + _count_branches(node, lang),
-        node_types=frozenset(features(node, kind == "class")),
+        node_types=frozenset(node_tags(node, kind == "class")),
     )
 
 

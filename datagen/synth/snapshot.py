@@ -57,6 +57,26 @@ def detect_profile(src: Path, paths: list[str]) -> Profile | None:
     return registry.detect_profile(src, paths)
 
 
+def no_runner_detail(paths: list[str], langs: dict[str, str | None]) -> str:
+    """Why no profile claims a repo, in one line: what the profiles of its languages look for
+    (every profile's, when none is of its languages) and what the repo holds (its languages,
+    its test-like files)."""
+    counts: dict[str, int] = {}
+    for path in paths:
+        lang = SOURCE_LANGS.get(langs.get(path) or "", "")
+        if lang:
+            counts[lang] = counts.get(lang, 0) + 1
+    everyone = registry.profiles()
+    mine = [p for p in everyone if set(p.source_langs) & set(counts)] or everyone
+    wanted = "; ".join(dict.fromkeys(f"{p.name}: {p.looks_for()}" for p in mine))
+    held = ", ".join(f"{n} {lang}" for lang, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:4])
+    tests = [p for p in paths if is_test_file(p) or is_protected(p)]
+    shown = ", ".join(tests[:5]) + (f" and {len(tests) - 5} more" if len(tests) > 5 else "")
+    return (f"no test runner claims it: looked for {wanted}; found {len(paths)} files"
+            + (f" ({held} source files)" if held else " (no source file of a known language)")
+            + (f", test-like files: {shown}" if tests else ", no test-like file"))
+
+
 def detect_runner(src: Path, paths: list[str]) -> str | None:
     """The name of the profile that runs the repo's suite ('pytest', 'node', 'jest', 'go',
     'cargo', ...); None when datagen knows no way to run it."""

@@ -10,6 +10,7 @@ would refuse them).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -49,8 +50,13 @@ STUBS: dict[str, Stub] = {
     "php": Stub('throw new \\LogicException("not implemented");', "    "),
 }
 # bodies a stub cannot stand in for (they would not compile): Java's ``this(...)`` /
-# ``super(...)`` first statement, Rust's ``-> impl Trait`` (``!`` implements no trait)
+# ``super(...)`` first statement, Rust's ``-> impl Trait`` (``!`` implements no trait), and a
+# function the compiler may evaluate (C++ ``constexpr`` / ``consteval``, Rust ``const fn``): a
+# trap or ``todo!()`` in it fails every constant expression that calls it, so the build breaks
+# (a header-only ``constexpr`` library's features were all ``breaks_collection``)
 _NO_STUB_FIRST = frozenset({"explicit_constructor_invocation"})
+_COMPILE_TIME = {"cpp": re.compile(r"\b(constexpr|consteval)\b"), "c": re.compile(r"\bconstexpr\b"),
+                 "rust": re.compile(r"\bconst\s+(unsafe\s+)?(extern\s+(\"[^\"]*\"\s+)?)?fn\b")}
 _BRACE_BODIES = frozenset({"block", "statement_block", "compound_statement", "constructor_body",
                            "function_body"})
 
@@ -71,10 +77,19 @@ def body_node(src: Source, entity: Entity) -> Node | None:
     ret = fn.child_by_field_name("return_type")
     if ret is not None and src.text_of(ret).lstrip().startswith("impl "):
         return None
+    if compile_time(src, node, body):
+        return None
     named = [c for c in body.named_children if c.type not in ("comment", "line_comment", "block_comment")]
     if named and named[0].type in _NO_STUB_FIRST:
         return None
     return body
+
+
+def compile_time(src: Source, node: Node, body: Node) -> bool:
+    """Whether the function's head (up to its body) makes it one the compiler may evaluate."""
+    rule = _COMPILE_TIME.get(src.lang)
+    return rule is not None and rule.search(src.data[node.start_byte:body.start_byte].decode("utf-8", "replace")) \
+        is not None
 
 
 def _function_of(node: Node) -> Node | None:

@@ -12,7 +12,8 @@ import pytest
 
 from datagen.config.sandbox import EnvConfig, SandboxLimits
 from datagen.records.env import EnvPlan
-from datagen.sandbox.envs.cache import EnvSetupError, ensure_cached, tool_version
+from datagen.sandbox.envs.cache import EnvSetupError, ensure_cached
+from datagen.sandbox.envs.tools import tool_version
 from datagen.sandbox.harness.profiles._env import cached_env
 from datagen.sandbox.harness.profiles.base import Profile, ProfileEnv
 from datagen.sandbox.harness.runners import ensure_env

@@ -59,6 +59,11 @@ def test_the_plan_builds_a_package_whose_tests_load_its_build_output(tmp_path):
     # a package whose tests load only what the checkout holds is not built
     (src / "test" / "tally.test.js").write_text(BUILT_FIXTURE["test/tally.test.js"].replace("../dist/", "../src/"))
     assert profile.plan(src).build == []
+    # nor one whose TypeScript tests name a .ts module by its compiled name (NodeNext's './a.js')
+    (src / "src" / "index.ts").write_text("export const n = 1;\n")
+    (src / "test" / "tally.test.js").write_text("import { n } from '../src/index.js';\n")
+    (src / "src" / "index.js").unlink()
+    assert profile.plan(src).build == []
 
 
 @pytest.mark.slow

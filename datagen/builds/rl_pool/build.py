@@ -37,6 +37,8 @@ import numpy as np
 from rich.console import Console
 
 from datagen.builds.base import Build, accounted_teacher
+from datagen.builds.rl_pool.agent import OUTPUTS as AGENT_OUTPUTS
+from datagen.builds.rl_pool.agent import AgentOutputs, agent_difficulty
 from datagen.builds.rl_pool.grading import grade_all, scorer_for
 from datagen.builds.rl_pool.soundness import check_soundness
 from datagen.config.rl_pool import RlPoolRecipe
@@ -77,12 +79,13 @@ class _Scored:
     attempts: list[AttemptRow] = field(default_factory=list)
     difficulty: list[DifficultyRow] = field(default_factory=list)
     sft: list[dict] = field(default_factory=list)
+    agent: AgentOutputs | None = None  # difficulty.mode agent: runs, trajectories, segments
 
 
 # What the build replaces in its output folder through the output switch (the ledger and
 # on-demand Harbor exports are not the build's: they stay).
 OWNED_OUTPUTS = ("data/*.parquet", "exports/verl/*.parquet", "exports/skyrl/*.parquet", "exports/swebench.jsonl",
-                 "README.md", "sft/train.jsonl")
+                 "README.md", "sft/train.jsonl", *AGENT_OUTPUTS)
 
 
 def load_pool_recipe(recipe, overrides, tasks, output, workers) -> RlPoolRecipe:
@@ -148,12 +151,15 @@ def _build(cfg: RlPoolRecipe, out: Path, run: BuildRun, runner: StageRunner, inp
                     description=_description(cfg, notes), soundness=sound.removed)
     shards = write_pool(s.rows, s.drops, stage, info)  # staged: switched in around the manifest
     _write_sft(stage, s.sft)
+    if s.agent is not None:
+        s.agent.write(stage)
 
     def commit(mark) -> None:
         with Manifest(out) as m:
             record_pool(m, run.run_id, s.rows, s.drops, shards, out,
                         also={ScoreRow: s.scores, AttemptRow: s.attempts, DifficultyRow: s.difficulty,
-                              SoundnessRow: sound.checks, JudgeRow: sound.judgements}, mark=mark)
+                              SoundnessRow: sound.checks, JudgeRow: sound.judgements,
+                              **(s.agent.tables() if s.agent else {})}, mark=mark)
 
     publish(commit)
     funnel["pooled"] = len(s.rows)
@@ -225,6 +231,8 @@ def _difficulty(cfg: RlPoolRecipe, s: _Scored, inputs, run: BuildRun, runner: St
     policy = accounted_teacher(run, cfg.policy)  # calls land in teacher_calls with the run's row
     wanted = {r.task_id for r in s.rows}
     tasks = [(t, b) for t, b in inputs if t.instance_id in wanted]
+    if cfg.difficulty.mode == "agent":
+        return _agent_difficulty(cfg, s, tasks, policy, run, console)
     scorer = scorer_for(cfg, sandbox, policy, run.work)
     with progress_bar(console, f"policy ({cfg.difficulty.k} attempts per task)", None):
         prepared = scorer.prepare(tasks)
@@ -237,6 +245,17 @@ def _difficulty(cfg: RlPoolRecipe, s: _Scored, inputs, run: BuildRun, runner: St
     if cfg.pool.sft:
         s.sft = [_sft_row(r, best[r.task_id]) for r in s.rows if r.task_id in best]
     return []
+
+
+def _agent_difficulty(cfg: RlPoolRecipe, s: _Scored, tasks, policy, run: BuildRun, console: Console) -> list[str]:
+    """``difficulty.mode: agent``: K mini-swe-agent runs per task (``rl_pool/agent.py``), the
+    band kept on pass@1 over the unmasked runs; the runs are the SFT data."""
+    s.agent = agent_difficulty(cfg, tasks, policy, run, console)
+    report = s.agent.report
+    s.attempts = [a.row(run.run_id, report.policy_id) for a in report.attempts]
+    s.difficulty = report.tasks
+    _apply_band(cfg, s, report)
+    return ["Pass rates: pass@1 of mini-swe-agent runs (masked runs excluded)"]
 
 
 def _apply_band(cfg: RlPoolRecipe, s: _Scored, report: DifficultyReport) -> None:

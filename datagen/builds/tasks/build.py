@@ -53,6 +53,7 @@ from datagen.records.tasks import CandidateRow, RepoBaselineRow, TaskRecord
 from datagen.runtime.executors import StageRunner
 from datagen.runtime.run import BuildRun
 from datagen.sandbox.isolation.select import untrusted_sandbox
+from datagen.synth.families.registry import check_families, chosen
 
 
 @dataclass
@@ -97,6 +98,7 @@ class TasksBuild(Build):
     def __init__(self, cfg: TasksRecipe, force: bool = False, console: Console | None = None):
         super().__init__(cfg, force, console)
         untrusted_sandbox(cfg.sandbox.backend)  # refuses an unisolated run unless asked, before any work
+        check_families(cfg.synth.families)
 
     def fingerprint(self) -> str:
         self.repos = discover(self.cfg.inputs, self.cfg.crawl.repo_names)
@@ -115,8 +117,8 @@ def _build(cfg: TasksRecipe, out: Path, run: BuildRun, runner: StageRunner, repo
     notes = []
     if cfg.has_teacher:
         teacher = accounted_teacher(run, cfg.teacher)  # calls land in teacher_calls with the run's row
-    elif any(f in cfg.synth.families for f in ("lm_rewrite", "evolve")):
-        notes.append("lm_rewrite and evolve skipped: no teacher (set teacher.base_url)")
+    elif skipped := [f.name for f in chosen(cfg) if f.needs_teacher]:
+        notes.append(f"{' and '.join(skipped)} skipped: no teacher (set teacher.base_url)")
     states: list[RepoState] = [prepare_repo(cfg, r, listed[r.name], out, run.work) for r in repos]
     measure_baselines(cfg, states, run.work, runner)
     if teacher is not None and repair_envs(cfg, states, run.work, teacher, console):

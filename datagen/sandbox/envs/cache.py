@@ -21,12 +21,9 @@ A builder fills the folder; Python's (``python/manager.py``) is one of them.
 from __future__ import annotations
 
 import fcntl
-import functools
 import json
-import re
 import shlex
 import shutil
-import subprocess
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -223,39 +220,3 @@ def write_generated(src: Path, plan: EnvPlan) -> None:
         if src.resolve() in path.parents and not path.exists():
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(text, encoding="utf-8")
-
-
-# how a tool says its version where ``--version`` is not the way
-_VERSION_ARGS = {"go": ("version",), "java": ("-version",), "javac": ("-version",)}
-_COLOURS = re.compile(r"\x1b\[[0-9;]*m")
-
-
-def tool_version(tool: str) -> str:
-    """The line a tool on PATH prints about its version ('absent' when it is not on PATH):
-    an env key holds it, so an env built before a tool was installed or upgraded is rebuilt."""
-    path = shutil.which(tool)
-    if path is None:
-        return "absent"
-    # by the name on PATH (a rustup proxy answers for the tool it is called as), asked again
-    # when the file it resolves to changes
-    stamp = Path(path).resolve().stat().st_mtime_ns
-    return _version_of(path, stamp, _VERSION_ARGS.get(Path(tool).name, ("--version",)))
-
-
-@functools.cache
-def _version_of(path: str, stamp: int, args: tuple[str, ...]) -> str:
-    """What the executable at ``path`` says of its version: its first output line with a
-    digit in it, colours taken out (asked once per process and ``stamp``)."""
-    try:
-        out = subprocess.run([path, *args], capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        return f"unknown ({type(exc).__name__})"
-    text = _COLOURS.sub("", f"{out.stdout}\n{out.stderr}")
-    lines = [line.strip() for line in text.splitlines() if line.strip()]
-    return next((line for line in lines if any(c.isdigit() for c in line)), f"exit {out.returncode}")[:200]
-
-
-def tools_key(tools: Iterable[str]) -> str:
-    """``name=version`` of each tool (a name on PATH or a path; sorted, one line each): what an
-    env key records of the tools that build the env."""
-    return "\n".join(f"{Path(tool).name}={tool_version(tool)}" for tool in sorted(set(tools)))

@@ -40,7 +40,7 @@ class GenericSite(SiteStrategy):
         return frozenset().union(*(frozenset(getattr(g, role)) for role in self.roles))
 
     def needs(self, g: Grammar) -> frozenset[str]:
-        """Feature tags of which an entity must hold one (``datagen.synth.features``)."""
+        """Node tags of which an entity must hold one (``datagen.synth.node_tags``)."""
         return self.types(g)
 
     def applies_to(self, e: Entity) -> bool:

@@ -28,7 +28,7 @@ ORDERED = frozenset({"-", "/", "//", "%", "**", "<<", ">>", "+", "<", "<=", ">",
 
 
 def tagged(node_type: str, operators: Iterable[str]) -> frozenset[str]:
-    """Feature tags (see ``datagen.synth.features``) of ``node_type`` with each operator."""
+    """Node tags (see ``datagen.synth.node_tags``) of ``node_type`` with each operator."""
     return frozenset(f"{node_type}:{op}" for op in operators)
 
 

@@ -16,7 +16,7 @@ _BUILTIN_MODULES = (
     "datagen.synth.strategies.js_procedural",
     "datagen.synth.strategies.generic",
     "datagen.synth.strategies.removal",
-    "datagen.synth.strategies.feature",
+    "datagen.synth.strategies.feature_removal",
 )
 _REGISTRY: dict[str, type[Strategy]] = {}
 

@@ -35,11 +35,11 @@ from datagen.sandbox.envs.cache import (
     ensure_cached,
     load_plan,
     read_attempt,
-    tools_key,
 )
 from datagen.sandbox.envs.mirrors import mirror_env, mirrors_key
 from datagen.sandbox.envs.python.own import import_roots, strip_project
 from datagen.sandbox.envs.python.plan import python_plan, resolve_python
+from datagen.sandbox.envs.tools import tool_stamp
 from datagen.sandbox.isolation.base import DEFAULT_PATH, Sandbox
 
 DEP_FILES = ("pyproject.toml", "setup.py", "setup.cfg", "requirements.txt", "Pipfile", "tox.ini", "pytest.ini",
@@ -133,8 +133,7 @@ class EnvManager:
         h.update(json.dumps([version, LAYOUT, self.config.model_dump(
             include={"system_site_packages", "inherit_site_packages", "test_requirements", "installer"}),
             plan.key_material(), *([mirrors_key(self.config.mirrors)] if self.config.mirrors.any() else []),
-            *([tools_key([self.uv])] if self.uv else [])],
-            sort_keys=True).encode())
+            tool_stamp([self.uv] if self.uv else [])], sort_keys=True).encode())  # the installer that builds it
         for path in dependency_files(repo):
             h.update(str(path.relative_to(repo)).encode() + b"\0" + path.read_bytes() + b"\0")
         return h.hexdigest()[:16]

@@ -20,12 +20,14 @@ from importlib import resources
 from pathlib import Path
 
 from datagen.sandbox.harness import protect
+from datagen.sandbox.harness.profiles.base import repo_files
 
 WITHOUT = "without "  # the plan's ``fallback``: ``without <name> <name>``
 MAX_ROUNDS = 3  # npm ci runs at most this many times more, each without what the last one failed for
 NPM_LOG = ".datagen-npm.log"  # the install's output, in the env build's copy
 DROP_SCRIPT = ".datagen-npm-without.js"
 _LOCKS = ("package-lock.json", "npm-shrinkwrap.json")
+_CODE = (".js", ".cjs", ".mjs", ".jsx", ".ts", ".mts", ".cts", ".tsx")
 # npm's words for a package it could not fetch: "404 Not Found - GET <url>", "404  'name@1.0.0' is
 # not in this registry", "404  The requested resource 'name@<url>' could not be found"
 _FETCH_FAILED = re.compile(r"\b(?:404|403|E404|E403)\b.*?'(?P<spec>(?:@[^/'\s]+/)?[^@'\s]+)@[^']*'")
@@ -97,16 +99,11 @@ def droppable(src: Path, names: list[str], runner_tool: str) -> tuple[list[str],
 
 
 def _run_files(src: Path, limit: int = 300) -> list[Path]:
-    """The repo's test files and config files of a test run (not under node_modules)."""
-    out = []
-    for path in sorted(src.rglob("*")):
-        rel = path.relative_to(src)
-        if "node_modules" in rel.parts or ".git" in rel.parts or not path.is_file():
-            continue
-        if _CONFIG.match(path.name) or protect.is_test_file(rel.as_posix()) and path.suffix in (
-                ".js", ".cjs", ".mjs", ".ts", ".mts", ".cts", ".jsx", ".tsx"):
-            out.append(path)
-    return out[:limit]
+    """The repo's test files and the config files of a test run (none under node_modules)."""
+    def keep(rel: str) -> bool:
+        return bool(_CONFIG.match(rel.rsplit("/", 1)[-1])) or rel.endswith(_CODE) and protect.is_test_file(rel)
+
+    return repo_files(src, keep, limit)
 
 
 def _json(path: Path) -> dict:

@@ -19,15 +19,17 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import shlex
 import shutil
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, ClassVar
 
 from datagen.errors import SkipItem, UserError
 from datagen.records.env import EnvPlan
+from datagen.sandbox.envs.tools import tool_stamp
 from datagen.sandbox.harness import protect
 
 if TYPE_CHECKING:
@@ -141,11 +143,9 @@ class Profile:
         the env (``build_tools``, name and version: an env built while Composer was missing is
         not reused once it is installed) and, once a profile changes what its env folder
         holds, its ``env_version``."""
-        from datagen.sandbox.envs.cache import tools_key
-
         version = f"v{self.env_version}\0" if self.env_version > 1 else ""
         h = hashlib.sha256(f"{self.name}\0{plan.key_material()}\0{version}".encode())
-        h.update(tools_key(self.build_tools(plan)).encode() + b"\0")
+        h.update(tool_stamp(self.build_tools(plan)).encode() + b"\0")
         for rel in self.dependency_files(src):
             h.update(rel.encode() + b"\0" + (src / rel).read_bytes() + b"\0")
         return h.hexdigest()[:16]
@@ -154,7 +154,7 @@ class Profile:
         """The executables whose presence and version shape the env ``plan`` builds: the
         profile's ``tools`` and ``env_tools``, and the one each of the plan's command steps
         starts (``composer``; a repo's own script, ``./gradlew``, is no tool)."""
-        commands = [s.args[0] for s in plan.install if s.kind == "command" and s.args and "/" not in s.args[0]]
+        commands = [s.args[0] for s in plan.install if s.kind == "command" and s.args]
         return (*self.tools, *self.env_tools, *commands)
 
     def env_name(self, src: Path, plan: EnvPlan, config: EnvConfig) -> str:
@@ -380,6 +380,21 @@ def read_json(path: Path) -> object:
 def under(path: str, folders: tuple[str, ...]) -> bool:
     """Whether ``path`` lies in any folder named in ``folders`` (at any depth)."""
     return any(part in folders for part in PurePosixPath(path).parts[:-1])
+
+
+def repo_files(src: Path, keep: Callable[[str], bool], limit: int) -> list[Path]:
+    """Up to ``limit`` files of the repo at ``src`` whose repo-relative path ``keep`` accepts,
+    in name order, none under ``node_modules`` or ``.git`` (not even walked)."""
+    out: list[Path] = []
+    for root, dirs, files in os.walk(src):
+        dirs[:] = sorted(d for d in dirs if d not in ("node_modules", ".git"))
+        for name in sorted(files):
+            path = Path(root) / name
+            if keep(path.relative_to(src).as_posix()):
+                out.append(path)
+                if len(out) >= limit:
+                    return out
+    return out
 
 
 def links_into(workdir: Path, links: Mapping[str, str]) -> None:

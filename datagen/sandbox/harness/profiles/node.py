@@ -35,6 +35,7 @@ from datagen.sandbox.harness.profiles.base import (
     fitting,
     ids_file,
     read_json,
+    repo_files,
 )
 from datagen.sandbox.harness.profiles.registry import register
 from datagen.sandbox.isolation.base import DEFAULT_PATH, Sandbox
@@ -194,6 +195,9 @@ class JsProfile(Profile):
     def detect(self, src: Path, paths: list[str]) -> bool:
         return (src / "package.json").is_file() and js_runner(src) == self.name
 
+    def looks_for(self) -> str:
+        return f"a package.json whose test script (or dependencies) names {self.name}"
+
     def task_language(self, src: Path | None = None) -> str:
         """typescript when the repo's own sources are mostly .ts / .tsx files."""
         if src is None:
@@ -334,23 +338,29 @@ _RELATIVE_LOAD = re.compile(r"""(?:\brequire\s*\(\s*|\bfrom\s+|\bimport\s*\(\s*|
 _RESOLVE = ("", ".js", ".cjs", ".mjs", ".json", ".ts", ".tsx", ".mts", ".cts", ".jsx",
             "/index.js", "/index.cjs", "/index.mjs", "/index.ts", "/package.json")
 _SCANNED = 300  # test files read for what they load
+_CODE_EXTS = (".js", ".cjs", ".mjs", ".jsx", ".ts", ".mts", ".cts", ".tsx")
 
 
 def missing_build_output(src: Path, is_test_file) -> str:
     """``file: module`` for the first relative module a JS test file loads that the checkout
     does not hold (``test/a.test.js: ../dist/index``, the package's build output); '' when none."""
-    files = [p for p in sorted(src.rglob("*")) if p.suffix in (".js", ".cjs", ".mjs", ".ts", ".mts", ".cts")
-             and "node_modules" not in p.relative_to(src).parts and is_test_file(p.relative_to(src).as_posix())]
-    for path in files[:_SCANNED]:
+    for path in repo_files(src, lambda rel: rel.endswith(_CODE_EXTS) and is_test_file(rel), _SCANNED):
         try:
             text = path.read_text(encoding="utf-8", errors="replace")
         except OSError:
             continue
         for m in _RELATIVE_LOAD.finditer(text):
-            target = path.parent / m.group(1)
-            if not any(Path(f"{target}{ext}").exists() for ext in _RESOLVE):
+            if not _resolves(path.parent / m.group(1)):
                 return f"{path.relative_to(src).as_posix()}: {m.group(1)}"
     return ""
+
+
+def _resolves(target: Path) -> bool:
+    """Whether a relative module exists as node or a TypeScript runner finds it (``./a.js`` may
+    name ``a.ts``: TypeScript's ESM imports spell the compiled file's name)."""
+    stem, ext = os.path.splitext(str(target))
+    spellings = [str(target)] + ([stem] if ext in (".js", ".mjs", ".cjs", ".jsx") else [])
+    return any(Path(f"{s}{e}").exists() for s in spellings for e in _RESOLVE)
 
 
 def build_plan(src: Path, pkg: dict, notes: list[str]) -> list[str]:
@@ -396,6 +406,9 @@ class NodeTestProfile(JsProfile):
     tools = {"node": "nodejs"}
     report = ".datagen-report.xml"
     covers_lines = True
+
+    def looks_for(self) -> str:
+        return "a package.json whose test script runs node --test"
 
     def suite_argv(self) -> list[str]:
         return ["node", "--test"]

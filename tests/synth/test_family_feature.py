@@ -9,7 +9,7 @@ import pytest
 from datagen.records.tasks import TaskRecord
 from datagen.synth.emit import CopyIndex
 from datagen.synth.entities import extract_entities
-from datagen.synth.feature_tasks import FeatureSize, changed_line_count, choose, feature_candidates, interface
+from datagen.synth.families.feature import FeatureSize, changed_line_count, choose, feature_candidates, interface
 from datagen.synth.reach import blocks, load_time, static_reach
 from datagen.synth.source import is_valid
 from datagen.synth.spread import family_markdown

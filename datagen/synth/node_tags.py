@@ -1,4 +1,4 @@
-"""The feature set of an entity: what mutation sites it holds, decided without its text.
+"""The node tags of an entity: what mutation sites it holds, decided without its text.
 
 ``Entity.node_types`` is this set. It holds the tree-sitter node types found in the
 entity's code (type annotations, decorators and, for classes, method bodies left out)
@@ -31,8 +31,8 @@ _SIMPLE = frozenset({"expression_statement", "import_statement", "import_from_st
 _NOT_POSITIONAL = frozenset({"keyword_argument", "list_splat", "dictionary_splat", "spread_element", "comment"})
 
 
-def features(node: Any, is_class: bool) -> set[str]:
-    """The feature set of the entity whose span node is ``node``."""
+def node_tags(node: Any, is_class: bool) -> set[str]:
+    """The node tags of the entity whose span node is ``node``."""
     out: set[str] = set()
     for n in _walk(node, skip_defs=is_class):
         out.update(_tags(n))

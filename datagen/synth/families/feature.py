@@ -18,10 +18,13 @@ import difflib
 import random
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import PurePosixPath
 
+from datagen.sandbox.harness.profiles.registry import get_profile
 from datagen.synth.candidates import Candidate, derive_seed
 from datagen.synth.entities import Entity, extract_entities
-from datagen.synth.reach import FUNCS, entity_id, load_time
+from datagen.synth.families.registry import Family, Proposal, register, share_budget
+from datagen.synth.reach import FUNCS, coverage_reach, entity_id, load_time, static_reach
 from datagen.synth.source import Source
 from datagen.synth.stubs import signature, stub_edit, stub_file
 
@@ -68,22 +71,38 @@ def choose(group: str, funcs: list[Entity], reach: Mapping[str, set[str]], n_gro
 
 def feature_candidates(repo: str, entities: list[Entity], texts: Mapping[str, str],
                        reach: Mapping[str, set[str]], n: int, size: FeatureSize, seed: int) -> list[Candidate]:
+    """Up to ``n`` feature candidates of one repo (``feature_proposal``'s candidates)."""
+    return feature_proposal(repo, entities, texts, reach, n, size, seed)[0]
+
+
+def feature_proposal(repo: str, entities: list[Entity], texts: Mapping[str, str], reach: Mapping[str, set[str]],
+                     n: int, size: FeatureSize, seed: int) -> tuple[list[Candidate], str]:
     """Up to ``n`` feature candidates of one repo, one per group at most (distinct changes):
     multi-file ones first when ``size.multi_file``, then the largest (changed lines), then
-    in a seeded order of groups. What runs when the modules load (``reach.load_time``) is
-    never part of a feature: its stub would break every test."""
-    if n <= 0 or not reach:
-        return []
+    in a seeded order of groups; and, when there is none, why (one line: no share of the
+    budget, no group, no function with a stub that compiles, none of a feature's size). What
+    runs when the modules load (``reach.load_time``) is never part of a feature: its stub
+    would break every test. A function whose stub would not compile (``stubs.stub_edit``:
+    C++ ``constexpr``, Rust ``const fn``) is never chosen, so the others are."""
+    if n <= 0:
+        return [], "no share of the budget (synth.feature_share x synth.max_candidates_per_repo)"
+    if not reach:
+        return [], "no test group reaches a function (no per-test coverage, no test file names one)"
     loading = load_time(entities, texts)
     funcs = [e for e in entities if e.kind in FUNCS and entity_id(e) not in loading and entity_id(e) in reach]
     costs = stub_costs(funcs, texts)
+    reached = len(funcs)
     funcs = [e for e in funcs if entity_id(e) in costs]
     groups = sorted({g for gs in reach.values() for g in gs})
+    if not funcs:
+        return [], (f"{len(groups)} test groups reach {reached} functions (outside load time), none with a body "
+                    "a stub can replace and still compile (constexpr, const fn, one-line or missing bodies)")
     rng = random.Random(derive_seed(seed, repo, FAMILY))
     rng.shuffle(groups)
     found: dict[str, Candidate] = {}
     lines: dict[str, int] = {}
     tried: set[tuple[str, ...]] = set()
+    refused = 0
     for group in groups:
         picked = _within(choose(group, funcs, reach, len(groups), size.entities[1]), costs, size)
         key = tuple(sorted(entity_id(e) for e in picked))
@@ -92,6 +111,7 @@ def feature_candidates(repo: str, entities: list[Entity], texts: Mapping[str, st
         tried.add(key)
         made = _stub(picked, texts, size)
         if made is None:
+            refused += 1
             continue
         changes, stubbed, n_lines = made
         ids = sorted(entity_id(e) for e in stubbed)
@@ -101,7 +121,12 @@ def feature_candidates(repo: str, entities: list[Entity], texts: Mapping[str, st
     out = list(found.values())
     # stable: the seeded order among features of one kind and size
     out.sort(key=lambda c: (size.multi_file and len(c.changes) < 2, -lines[c.candidate_id]))
-    return out[:n]
+    if out:
+        return out[:n], ""
+    return [], (f"{len(groups)} test groups, {len(funcs)} of {reached} reached functions with a stub that "
+                f"compiles: no group's feature has {size.lines[0]}-{size.lines[1]} changed lines and "
+                f"{size.entities[0]}-{size.entities[1]} functions (synth.feature_lines, synth.feature_entities)"
+                + (f"; {refused} whose stubbed files did not parse" if refused else ""))
 
 
 def stub_costs(funcs: list[Entity], texts: Mapping[str, str]) -> dict[str, int]:
@@ -207,3 +232,28 @@ def doc_comments(texts: Mapping[str, str], entity: str, langs: Mapping[str, str]
             if above or doc:
                 out.append(f"{e.qualname}: " + " ".join([*above, doc]).strip())
     return "\n".join(out)
+
+
+def propose_features(p: Proposal, names: list[str]) -> list[Candidate]:
+    """The repo's feature candidates: what each group of its tests reaches (per-test
+    coverage where the baseline has it, else the static reach from the test code), less
+    what the other groups reach, stubbed (``synth.feature_*``)."""
+    profile = get_profile(p.runner)
+    entities = [e for path, lang in p.sources for e in extract_entities(path, p.texts[path], lang)]
+    reach = coverage_reach(p.baseline, entities, profile.test_group) if p.baseline and p.baseline.line_tests else {}
+    if len({frozenset(g) for g in reach.values()}) < 2:  # no coverage, or one that tells no group apart
+        # (a runner that traces per file, not per test)
+        lang_of = {PurePosixPath(path).suffix: lang for path, lang in p.sources}
+        tests = [t for t in sorted(p.texts) if PurePosixPath(t).suffix in lang_of and profile.is_test_file(t)]
+        reach = static_reach(entities, p.texts, tests, lang_of)
+    s = p.cfg.synth
+    size = FeatureSize(tuple(s.feature_lines), tuple(s.feature_entities), s.feature_multi_file)
+    found, why = feature_proposal(p.repo.name, entities, p.texts, reach,
+                                  share_budget(p.cfg, FEATURE, s.max_candidates_per_repo), size, p.cfg.seed)
+    p.row["feature_detail"] = why  # why the family proposed nothing here
+    return found
+
+
+FEATURE = register(Family(FAMILY, "a whole feature removed along what a group of tests reaches",
+                          propose=propose_features, share=lambda s: s.feature_share,
+                          interface=interface, doc_comments=doc_comments))
