@@ -155,7 +155,7 @@ def _one_line(text: str, width: int) -> str:
 
 
 def print_pool_summary(result, console: Console | None = None) -> None:
-    """The funnel tasks -> clean -> scored -> in band -> pooled, and the drop reasons."""
+    """The funnel tasks -> clean -> sound -> scored -> in band -> pooled, and the drop reasons."""
     console = console or _console()
     table = Table(title=f"rl-pool → {result.output}", show_header=True)
     table.add_column("stage")

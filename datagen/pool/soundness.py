@@ -9,18 +9,19 @@ what the policy did), so ``datagen sql`` can list what each flag removed.
 from __future__ import annotations
 
 import subprocess
+import tempfile
 from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
 
 from datagen.config.rl_pool import SoundnessConfig
 from datagen.crawl.sources import read_git_blobs
-from datagen.errors import UserError
+from datagen.errors import SkipItem, UserError
 from datagen.records.pool import PoolDropRow, PoolRow, PoolTaskInput
 from datagen.records.soundness import JudgeRow, SoundnessRow
 from datagen.records.tasks import interface_text
 from datagen.sandbox.harness.profiles.registry import get_profile
-from datagen.sandbox.harness.task_store import source_dir
+from datagen.sandbox.harness.task_store import apply_patch, materialize, source_dir
 from datagen.synth.snapshot import is_test_file
 from datagen.synth.soundness import CHECKS, TaskView, check_task
 
@@ -49,15 +50,27 @@ def _decoded(files: Iterable[tuple[str, bytes]]) -> dict[str, str]:
     return out
 
 
-def tree_texts(task: PoolTaskInput, base: Path) -> dict[str, str]:
-    """The text files of the task's tree at ``base_commit`` (a git repo) or of its folder."""
-    src = source_dir(task, base)
-    if (src / "objects").is_dir() or (src / ".git").exists():
-        return _git_tree(src, task.base_commit or "HEAD")
-    if not src.is_dir():
-        return {}
+def _folder(src: Path) -> dict[str, str]:
     files = sorted(p for p in src.rglob("*") if p.is_file() and ".git" not in p.parts)
     return _decoded((p.relative_to(src).as_posix(), p.read_bytes()) for p in files)
+
+
+def tree_texts(task: PoolTaskInput, base: Path) -> dict[str, str]:
+    """The text files the agent's checkout holds at grading time: the task's tree at
+    ``base_commit`` (a git repo, or a folder), with its ``test_patch`` applied (a task from
+    elsewhere may bring its tests that way; one that cannot be read or applied has none)."""
+    src = source_dir(task, base)
+    if not task.test_patch.strip():
+        if (src / "objects").is_dir() or (src / ".git").exists():
+            return _git_tree(src, task.base_commit or "HEAD")
+        return _folder(src) if src.is_dir() else {}
+    with tempfile.TemporaryDirectory(prefix="soundness-") as tmp:
+        try:
+            materialize(task, base, Path(tmp))
+            apply_patch(Path(tmp), task.test_patch, "test_patch")
+        except SkipItem:
+            return {}
+        return _folder(Path(tmp))
 
 
 def test_paths(task: PoolTaskInput, tree: dict[str, str]) -> list[str]:

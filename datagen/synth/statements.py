@@ -172,8 +172,10 @@ def statement_prompt(style: str, repo: str, failing: list[str], output: str, tes
 
 
 def given(names: list[str]) -> set[str]:
-    """The tokens of ``names`` (``implicit_names``): a statement may name them without leaking."""
-    return tokens(" ".join(names))
+    """The tokens of ``names`` (``implicit_names``), quoted and not: a statement may name them
+    without leaking."""
+    text = " ".join(names)
+    return tokens(text) | tokens(re.sub(r"[\"']", " ", text))
 
 
 def with_names(statement: Statement, names: list[str]) -> Statement:

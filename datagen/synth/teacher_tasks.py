@@ -192,7 +192,8 @@ def teacher_statements(cfg: TasksRecipe, emitted: list[Emitted], texts: Mapping[
         if r.instance_id in apis:
             api, docs = apis[r.instance_id]
             prompt = render("statement_feature_request", repo=r.repo, interface=grouped(api), docs=docs.strip(),
-                            names=names.get(r.instance_id, []), failing=r.FAIL_TO_PASS[:SHOWN_TESTS], more=max(0, len(r.FAIL_TO_PASS) - SHOWN_TESTS))
+                            names=names.get(r.instance_id, []), failing=r.FAIL_TO_PASS[:SHOWN_TESTS],
+                            more=max(0, len(r.FAIL_TO_PASS) - SHOWN_TESTS))
             requests.append(_ask(prompt, r.instance_id, derive_seed(cfg.seed, r.instance_id, "statement")))
             continue
         src = test_source(texts[r.repo], r.FAIL_TO_PASS[0]) if r.FAIL_TO_PASS else ""
@@ -204,7 +205,8 @@ def teacher_statements(cfg: TasksRecipe, emitted: list[Emitted], texts: Mapping[
     for i, (e, res) in enumerate(zip(emitted, results)):
         r = e.record
         e.candidate.teacher_tokens += _tokens(res)
-        fix_only = tokens[r.repo].fix_only(e.candidate.changes, r.patch) - given(names.get(r.instance_id, []))
+        needed = given(names.get(r.instance_id, []))
+        fix_only = tokens[r.repo].fix_only(e.candidate.changes, r.patch) - needed
         text = (res.text or "").strip() if res.status == "ok" else ""
         why = leak(text, r.patch, fix_only) if text else f"teacher {res.status}"
         feature = r.instance_id in apis

@@ -78,7 +78,7 @@ def test_pool_keeps_the_band_and_hands_each_instruction_out_once(tmp_path, tasks
         result = run_rl_pool(tasks=tasks_file, output=tmp_path / "pool", overrides=overrides(tmp_path, server))
         again = run_rl_pool(tasks=tasks_file, output=tmp_path / "pool2", overrides=overrides(tmp_path, server))
     out = result.output
-    assert result.funnel == {"tasks": 3, "clean": 2, "scored": 2, "in band": 1, "pooled": 1}
+    assert result.funnel == {"tasks": 3, "clean": 2, "sound": 2, "scored": 2, "in band": 1, "pooled": 1}
     assert result.dropped_by_reason == {"near_duplicate": 1, "too_easy": 1}
     # deterministic: a second build (policy answers from the cache) writes the same bytes
     for rel in ("data/train-00000-of-00001.parquet", "exports/verl/train.parquet", "sft/train.jsonl"):

@@ -42,6 +42,18 @@ def test_rows_are_task_records_with_lineage(built):
         assert {t.split("::")[0] for t in r.FAIL_TO_PASS} <= set(r.relevant_files)
 
 
+def test_a_task_names_the_functions_its_fix_changes_that_its_tests_call(built):
+    records = [TaskRecord.model_validate(r) for r in read_tasks(built.out)]
+    for r in records:
+        env = built.out / r.repo_path
+        tests = "".join(git(env, "show", f"{r.base_commit}:{f}") for f in {t.split("::")[0] for t in r.FAIL_TO_PASS})
+        for item in r.interface:
+            assert f"b/{item.path}" in r.patch and item.signature.startswith("def ")
+            assert item.name.split(".")[-1] in tests, (r.instance_id, item.name)
+    single = [r for r in records if r.strategy == "py_op_change_v1"]
+    assert single and all(r.interface for r in single)  # minilib's tests call each function by name
+
+
 def test_manifest_tables(built):
     tasks = {r["instance_id"]: r for r in read_tasks(built.out)}
     cands = sql(built.out, "SELECT candidate_id, strategy, family, status, reason, stage, instance_id "

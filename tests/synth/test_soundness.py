@@ -54,7 +54,8 @@ def test_a_statement_naming_the_failing_test_or_a_line_is_flagged():
 
 
 def test_the_template_list_of_failing_tests_is_not_prose():
-    listed = SOUND + 'It raises ValueError("port out of range").\n\nThese tests must pass:\n- `tests/test_ports.py::test_range`\n'
+    listed = (SOUND + 'It raises ValueError("port out of range").\n\n'
+              "These tests must pass:\n- `tests/test_ports.py::test_range`\n")
     assert flags(view(listed)) == {}
 
 
@@ -63,3 +64,35 @@ def test_an_asserted_whitespace_nothing_shows_is_flagged():
     found = flags(view(SOUND, tests=tests))
     assert set(found) == {"exact_output"}
     assert "80\\\\n  443" in found["exact_output"]
+
+
+def _patch(path: str, added: str) -> str:
+    lines = "".join(f"+{x}\n" for x in added.splitlines())
+    return f"diff --git a/{path} b/{path}\n--- a/{path}\n+++ b/{path}\n@@ -1,0 +1,{len(added.splitlines())} @@\n{lines}"
+
+
+# (test file, its text, failing test id, fix path, fix's added text, what only the fix shows)
+CASES = [
+    ("test/ports.test.js",
+     'it("rejects big ports", () => {\n  expect(() => parse("70000")).toThrow("port too big");\n});\n'
+     'it("other", () => { expect(size()).toBe(1); });\n', "test/ports.test.js > rejects big ports", "src/ports.js",
+     'if (n > 65535) throw new Error("port too big");', ['"port too big"']),
+    ("store_test.go", "func TestExpiry(t *testing.T) {\n\ts := New()\n\ts.SetTTL(time.Second)\n\tif s.Expired() {\n"
+     "\t\tt.Fatal(\"expired\")\n\t}\n}\n", "example.com/kv::TestExpiry", "store.go",
+     "func (s *Store) Expired() bool {\n\treturn time.Now().After(s.deadline.Add(time.Second))\n}", ["Expired"]),
+    ("tests/test_cache.py", "def test_size():\n    c = Cache()\n    assert c.size_hint == len(sorted([1]))\n",
+     "tests/test_cache.py::test_size", "cache.py", "        self.size_hint = len(sorted(self.items))", ["size_hint"]),
+]
+
+
+def test_names_the_fix_introduces_count_and_a_library_name_does_not():
+    for test_path, text, test_id, fix_path, added, expected in CASES:
+        v = TaskView(statement="Make the failing test pass.\n", interface="", patch=_patch(fix_path, added),
+                     failing=[test_id], tests={test_path: text}, code={fix_path: "package x\n"})
+        assert implicit_names(v) == expected, test_id
+
+
+def test_quoted_test_output_is_not_prose():
+    quoted = SOUND + 'It raises ValueError("port out of range").\n\nThe first failure reports:\n\n' \
+        "    tests/test_ports.py:9: in test_range\n"
+    assert flags(view(quoted)) == {}

@@ -8,7 +8,15 @@ import pytest
 
 from datagen.synth.baseline import Baseline, parse_coverage_json
 from datagen.synth.check import stable_output
-from datagen.synth.statements import RepoTokens, first_error, leak, listed_tests, template_statement
+from datagen.synth.statements import (
+    RepoTokens,
+    first_error,
+    given,
+    leak,
+    listed_tests,
+    template_statement,
+    with_names,
+)
 
 GOLDEN = Path(__file__).parent / "golden"
 CLEAN = {
@@ -101,3 +109,13 @@ def test_test_names_with_backticks_stay_one_code_span_each():
     assert "- `` t > parses string 'null' as `null` ``" in text and "- `t > plain`" in text
     assert "- `` `edge` ``" in text
     assert listed_tests(text) == failing
+
+
+def test_a_statement_gives_the_names_only_the_fix_shows_once():
+    st = template_statement("net", ["tests/test_ports.py::test_range"], "E   ValueError", "", set())
+    named = with_names(st, ["cache_size", '"port out of range"'])
+    last = named.text.rstrip().splitlines()[-1]
+    assert "`cache_size`" in last and '`"port out of range"`' in last
+    assert named.text.startswith(st.text.rstrip()) and named.style == st.style
+    assert with_names(named, ["cache_size"]) == named  # already given: nothing added
+    assert given(['"port out of range"']) == {"port", "out", "range", '"port out of range"'}
