@@ -88,3 +88,15 @@ def test_every_relative_link_resolves(doc, target):
 def test_the_link_check_sees_the_readmes_links_into_docs():
     targets = {t for d, t in _links() if d == "README.md"}
     assert "docs/curation.md#drop-reasons" in targets and "docs/layout.md" in targets
+
+
+def test_the_readmes_counts_are_the_registries():
+    """The tour's "15 runners: ..." and "N strategies" are the registries' sizes."""
+    from datagen.sandbox.harness.profiles.registry import profile_names
+    from datagen.synth.strategies.registry import strategy_names
+
+    text = README.read_text(encoding="utf-8")
+    runners = re.search(r"\((\d+) runners: ([^)]+)\)", text)
+    assert runners and int(runners.group(1)) == len(runners.group(2).split(", ")) == len(profile_names())
+    strategies = re.search(r"seeded bugs from (\d+) strategies", text)
+    assert strategies and int(strategies.group(1)) == len(strategy_names())

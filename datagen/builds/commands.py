@@ -22,7 +22,8 @@ from datagen.manifest import Manifest
 from datagen.records import RunRow, TeacherCall, ValidationRow
 from datagen.records.tasks import RunResult
 from datagen.runtime.run import BuildRun
-from datagen.sandbox.envs.python.manager import EnvManager, EnvSetupError, PythonEnv, env_at
+from datagen.sandbox.envs.cache import EnvSetupError
+from datagen.sandbox.envs.python.manager import EnvManager, PythonEnv, env_at
 from datagen.sandbox.isolation.base import Sandbox
 from datagen.sandbox.isolation.guard import check_workdir, list_workdir
 from datagen.sandbox.isolation.probe import python_for_sandbox

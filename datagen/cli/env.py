@@ -2,8 +2,8 @@
 of any profile (pytest, node, go, cargo, maven, ctest, rspec, phpunit, ...).
 
 The profile is the one ``datagen build tasks`` detects (``--runner`` names another), and the
-plan the one it would use (the tasks recipe's ``env`` section, ``--set`` overrides included):
-for a profile whose env is ``EnvManager``'s (Python), a user's plan file (``env.plan`` /
+plan the one it would use (``Profile.configured_plan`` of the tasks recipe's ``env`` section,
+``--set`` overrides included): for Python, a user's plan file (``env.plan`` /
 ``env.overrides``) else the rules'; save ``plan``'s output, edit it, and pass it back with
 ``--set env.plan=FILE``. Other profiles' plans are their rules'.
 
@@ -27,14 +27,13 @@ _RECIPE = typer.Option(None, "--recipe", "-r", help="a tasks recipe (default: th
 _RUNNER = typer.Option(None, "--runner", help="the repo's profile (default: the one the tasks build detects)")
 
 
-def _manager(recipe: Path | None, set_: list[str] | None, sandbox_needed: bool = True):
+def _recipe(recipe: Path | None, set_: list[str] | None, sandbox_needed: bool = True):
+    """The tasks recipe (``--set`` applied) and, when asked, its sandbox."""
     from datagen.builds.tasks.build import load_tasks_recipe
-    from datagen.sandbox.envs.python.manager import EnvManager
     from datagen.sandbox.isolation.select import untrusted_sandbox
 
     cfg = load_tasks_recipe(recipe, list(set_ or ()), None, None, None)
-    sandbox = untrusted_sandbox(cfg.sandbox.backend) if sandbox_needed else None
-    return cfg, EnvManager(cfg.env, sandbox, cfg.sandbox.limits)
+    return cfg, untrusted_sandbox(cfg.sandbox.backend) if sandbox_needed else None
 
 
 def _repo(path: Path) -> Path:
@@ -61,9 +60,9 @@ def _profile(src: Path, runner: str | None):
     return profile
 
 
-def _plan(profile, manager, src: Path):
+def _plan(profile, cfg, src: Path):
     """The plan the tasks build uses for the repo (``BaselineStage``'s choice)."""
-    return manager.plan(src, src.name) if profile.keeps_env_record else profile.plan(src)
+    return profile.configured_plan(src, cfg.env, src.name)
 
 
 @app.command("plan")
@@ -81,8 +80,8 @@ def plan_command(repo: Path = typer.Argument(..., help="the repo's working copy"
     """
     src = _repo(repo)
     profile = _profile(src, runner)
-    _, manager = _manager(recipe, set_, sandbox_needed=False)
-    typer.echo(_plan(profile, manager, src).model_dump_json(indent=2))
+    cfg, _ = _recipe(recipe, set_, sandbox_needed=False)
+    typer.echo(_plan(profile, cfg, src).model_dump_json(indent=2))
 
 
 @app.command("build")
@@ -101,8 +100,8 @@ def build_command(repo: Path = typer.Argument(..., help="the repo's working copy
       datagen env build sample_data/ringbuf-rs --set env.cache_dir=/tmp/envs
     """
     from datagen.builds.tasks.sandboxed import run_limits
-    from datagen.sandbox.envs.python.manager import EnvSetupError
-    from datagen.sandbox.harness.runners import ensure_env
+    from datagen.sandbox.envs.cache import EnvSetupError
+    from datagen.sandbox.harness.runners import ensure_env, env_context
     from datagen.synth.baseline import SuiteRunner
 
     src = _repo(repo)
@@ -110,22 +109,20 @@ def build_command(repo: Path = typer.Argument(..., help="the repo's working copy
     if missing := profile.missing_tool():
         typer.secho(f"{profile.name}: {missing}", fg="red")
         raise typer.Exit(1)
-    cfg, manager = _manager(recipe, set_)
-    plan = _plan(profile, manager, src)
+    cfg, sandbox = _recipe(recipe, set_)
+    plan = _plan(profile, cfg, src)
+    cache_dir = env_context(cfg.env, sandbox, cfg.sandbox.limits).cache_dir
     try:
-        if profile.keeps_env_record:
-            env = manager.ensure(src, retry_failed=True, plan=plan, name=src.name)
-        else:
-            env = ensure_env(profile, src, cfg.env, manager.sandbox, cfg.sandbox.limits, retry_failed=True, plan=plan)
+        env = ensure_env(profile, src, cfg.env, sandbox, cfg.sandbox.limits, retry_failed=True, plan=plan)
     except EnvSetupError as exc:
-        _print_attempt(profile, manager, src, plan)
+        _print_attempt(cache_dir / profile.env_name(src, plan, cfg.env), plan)
         typer.secho(f"env failed at {exc.step or 'a step'}: {exc}", fg="red")
         typer.echo(exc.log_tail[-2000:])
         raise typer.Exit(1) from None
-    _print_attempt(profile, manager, src, plan)
-    scratch = manager.cache_dir / "scratch"
+    _print_attempt(cache_dir / profile.env_name(src, plan, cfg.env), plan)
+    scratch = cache_dir / "scratch"
     scratch.mkdir(parents=True, exist_ok=True)
-    run = SuiteRunner(profile.name, src, manager.sandbox, run_limits(cfg), env, scratch).run()
+    run = SuiteRunner(profile.name, src, sandbox, run_limits(cfg), env, scratch).run()
     counts: dict[str, int] = {}
     for status in run.results.values():
         counts[status] = counts.get(status, 0) + 1
@@ -135,20 +132,22 @@ def build_command(repo: Path = typer.Argument(..., help="the repo's working copy
         raise typer.Exit(1)
 
 
-def _print_attempt(profile, manager, src: Path, plan) -> None:
-    """Each step with its outcome and time where the env keeps them (``EnvManager``'s), else
-    the plan's steps and notes."""
-    if not profile.keeps_env_record:
+def _print_attempt(folder: Path, plan) -> None:
+    """Each step of the env's build record (``folder/attempt.json``) with its outcome and
+    time, and the plan's notes; the plan's steps where no build was recorded."""
+    from datagen.sandbox.envs.cache import read_attempt
+
+    attempt = read_attempt(folder)
+    if attempt is None:
         for step in plan.install:
             typer.echo(f"  step  {step.name}: {step.origin or '-'}")
-        for note in plan.notes:
-            typer.echo(f"  note: {note}")
-        return
-    attempt = manager.attempt_of(src, plan) or {}
-    for step in attempt.get("steps", []):
-        mark = "ok " if step["ok"] else "FAIL"
-        typer.echo(f"  {mark} {step['seconds']:>6.1f}s  {step['name']}")
-    for note in (attempt.get("plan") or {}).get("notes", []):
+        notes = plan.notes
+    else:
+        for step in attempt.get("steps", []):
+            mark = "ok " if step["ok"] else "FAIL"
+            typer.echo(f"  {mark} {step['seconds']:>6.1f}s  {step['name']}")
+        notes = (attempt.get("plan") or {}).get("notes", [])
+    for note in notes:
         typer.echo(f"  note: {note}")
 
 
@@ -167,8 +166,8 @@ def dockerfile_command(repo: Path = typer.Argument(..., help="the repo's working
     """
     src = _repo(repo)
     profile = _profile(src, runner)
-    _, manager = _manager(recipe, set_, sandbox_needed=False)
-    typer.echo(profile.dockerfile(_plan(profile, manager, src), src.name), nl=False)
+    cfg, _ = _recipe(recipe, set_, sandbox_needed=False)
+    typer.echo(profile.dockerfile(_plan(profile, cfg, src), src.name), nl=False)
 
 
 @app.command("check")
@@ -190,9 +189,9 @@ def check_command(tasks: Path = typer.Argument(..., help="a tasks output folder,
     from datagen.sandbox.harness.task_store import read_tasks
 
     path = tasks / "tasks.jsonl" if (tasks / "tasks.jsonl").is_file() else tasks
-    cfg, manager = _manager(recipe, set_)
+    cfg, sandbox = _recipe(recipe, set_)
     with tempfile.TemporaryDirectory(prefix="datagen-env-check-") as scratch:
-        rows = check_task_envs(read_tasks(path), cfg.env, manager.sandbox, cfg.sandbox.limits, Path(scratch))
+        rows = check_task_envs(read_tasks(path), cfg.env, sandbox, cfg.sandbox.limits, Path(scratch))
     for row in rows:
         state = "SKIP" if row.skipped else "LEAK" if row.equal else "block" if row.blocks else "ok"
         typer.echo(f"{state:5}  {row.task_id}  {row.runner}  fixed: {', '.join(row.fixed_files) or '-'}"

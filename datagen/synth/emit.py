@@ -16,11 +16,11 @@ from datagen.errors import SkipItem
 from datagen.records.env import EnvPlan
 from datagen.records.tasks import TaskRecord
 from datagen.sandbox.harness.profiles.registry import get_profile
+from datagen.sandbox.harness.protect import is_test_file
 from datagen.synth.baseline import Baseline
 from datagen.synth.candidates import Candidate
 from datagen.synth.check import Verdict
 from datagen.synth.gitrepo import TaskRepo
-from datagen.synth.snapshot import is_test_file
 
 LONG_HORIZON_FILES = 5
 _UNSAFE_REF = re.compile(r"[^A-Za-z0-9._-]+")

@@ -22,7 +22,8 @@ from pathlib import Path
 from packaging.requirements import InvalidRequirement, Requirement
 
 from datagen.records.env import EnvPlan, InstallStep
-from datagen.sandbox.envs.python.manager import EnvManager, EnvSetupError, PythonEnv
+from datagen.sandbox.envs.cache import EnvSetupError
+from datagen.sandbox.envs.python.manager import EnvManager, PythonEnv
 from datagen.sandbox.isolation.base import Sandbox
 from datagen.synth.baseline import SuiteRunner
 from datagen.synth.statements import render

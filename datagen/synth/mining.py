@@ -22,9 +22,9 @@ import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 
+from datagen.sandbox.harness.protect import is_test_file
 from datagen.synth.candidates import Candidate, derive_seed
 from datagen.synth.entities import inline_test_spans
-from datagen.synth.snapshot import is_test_file
 
 HISTORY = "history_revert_v1"
 COMBINE = "combine_files_v1"

@@ -9,30 +9,22 @@ Vendored, binary and generated files stay, since the tests may need them.
 from __future__ import annotations
 
 import os
+import re
 import shutil
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from datagen.crawl.sources import ListedFile, Repo, read_git_blobs
 from datagen.sandbox.harness.profiles import registry
-from datagen.sandbox.harness.profiles.base import Profile, unittest_name
-from datagen.sandbox.harness.protect import is_protected
+from datagen.sandbox.harness.profiles.base import Profile
+from datagen.sandbox.harness.protect import is_protected, is_test_file
 
 # Listing skips that mean "not part of the repo's content" (the others are only CPT choices).
 NOT_CONTENT = frozenset({"gitignored", "skipped_dir", "symlink", "not_regular_file", "unreadable",
                          "submodule"})
-PY_TEST_DIRS = frozenset({"tests", "test", "testing"})
-JS_EXTS = (".js", ".mjs", ".cjs", ".ts", ".tsx", ".jsx")
 SOURCE_LANGS = {lang: lang for lang in ("python", "javascript", "typescript", "go", "rust", "java", "c", "cpp",
                                          "ruby", "php")}
-# test-file conventions beyond the shared test folders, per extension
-_SUFFIXES = {
-    ".go": ("_test.go",),
-    ".java": ("Test.java", "Tests.java"),
-    ".rb": ("_spec.rb", "_test.rb"),
-    ".php": ("Test.php",),
-    **{ext: (f"_test{ext}", f"_unittest{ext}") for ext in (".c", ".cc", ".cpp", ".cxx")},
-}
-_DIRS = {".rb": frozenset({"spec"}), ".go": frozenset({"testdata"}), ".rs": frozenset({"benches"})}
+# Rust's benchmarks (``benches/``): no tests, but no strategy's target either
+_NOT_TARGETS = re.compile(r"(^|/)benches/.*\.rs$")
 
 
 def snapshot_files(files: list[ListedFile]) -> list[ListedFile]:
@@ -57,21 +49,6 @@ def write_snapshot(repo: Repo, files: list[ListedFile], dest: Path) -> None:
                 target.chmod(0o755)
         else:
             target.write_bytes(blobs.get(f.git_oid or "", b""))
-
-
-def is_test_file(path: str) -> bool:
-    """Test code by the usual conventions of each ecosystem: pytest, node's runners, ``go test``
-    (``_test.go``), Cargo (``tests/``), Maven (``src/test/``), RSpec and minitest (``spec/``,
-    ``*_spec.rb``, ``test/*_test.rb``), PHPUnit (``tests/*Test.php``) and C/C++ test folders."""
-    p = PurePosixPath(path)
-    name = p.name
-    if name == "conftest.py" or unittest_name(name) or name.endswith("_test.py"):
-        return True
-    if any(part in PY_TEST_DIRS or part == "__tests__" for part in p.parts[:-1]):
-        return True
-    if name.endswith(_SUFFIXES.get(p.suffix, ())) or not _DIRS.get(p.suffix, frozenset()).isdisjoint(p.parts[:-1]):
-        return True
-    return any(name.endswith(f".{kind}{ext}") for kind in ("test", "spec") for ext in JS_EXTS)
 
 
 def detect_profile(src: Path, paths: list[str]) -> Profile | None:
@@ -112,14 +89,15 @@ def source_files(paths: list[str], langs: dict[str, str | None], profile: Profil
     """(path, lang) of the non-test files whose entities strategies may target: the
     profile's source languages and test conventions (Python / JS / TS without one). Nothing
     every eval path protects as test code (``sandbox.protect``) is a target: its fix would be
-    rejected as a test edit."""
+    rejected as a test edit (``is_protected`` holds ``is_test_file``, which the profile's may
+    only narrow: a profile's own rule is asked too, for what it adds)."""
     targets = set(profile.source_langs) if profile else set(SOURCE_LANGS)
     test = profile.is_test_file if profile else is_test_file
     out = []
     for path in paths:
         lang = langs.get(path) or ""
         lang = SOURCE_LANGS.get(lang, lang)
-        if lang in targets and not test(path) and not is_test_file(path) and not is_protected(path) \
+        if lang in targets and not test(path) and not is_protected(path) and not _NOT_TARGETS.search(path) \
                 and not path.endswith((".d.ts", ".min.js")):
             out.append((path, lang))
     return out

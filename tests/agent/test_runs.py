@@ -11,14 +11,22 @@ import pytest
 from tests.agent import standin
 from tests.agent.helpers import scorer
 from tests.agent.standin import ScriptedPolicy
-from tests.agent.tasks import CASES
 
 pytestmark = pytest.mark.slow
 SCRIPTS = [standin.solve, standin.give_up, standin.edit_tests, standin.loop]
 
 
-@pytest.mark.parametrize("language", sorted(CASES))
+# half the languages here, half in test_runs_more.py: CI spreads the suite one file per worker
+HERE = ("c", "cpp", "go", "python", "rust")
+
+
+@pytest.mark.parametrize("language", HERE)
 def test_scripted_runs_in_every_language(language, lang_tasks, tmp_path):
+    check_scripted_runs(language, lang_tasks, tmp_path)
+
+
+def check_scripted_runs(language, lang_tasks, tmp_path) -> None:
+    """K=4 runs (solve, give up, edit the tests, loop), the server dropping one request."""
     task, base, folder = lang_tasks(language)
     with ScriptedPolicy([task], SCRIPTS, drops=1) as server:
         report = scorer(server, folder, tmp_path, k=len(SCRIPTS), step_limit=8).score([(task, base)], "r1")

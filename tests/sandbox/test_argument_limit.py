@@ -9,7 +9,10 @@ check reads are a here-document in the checkout, never an argument or a variable
 
 from __future__ import annotations
 
+import json
+import os
 import re
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -17,6 +20,7 @@ import pytest
 
 from datagen.sandbox.harness.profiles.base import ARGS_BUDGET, ProfileEnv, args_bytes, chunks, fitting
 from datagen.sandbox.harness.profiles.registry import get_profile, profile_names
+from datagen.sandbox.harness.runners import run_profile
 from tests import tools
 
 MAX_ARG_STRLEN = 128 * 1024  # Linux: the most bytes of one argument or one environment string
@@ -80,3 +84,46 @@ def test_an_eval_script_of_1800_tests_runs_and_checks_each(tmp_path):
     broken = run(BREAK="1234")
     assert broken.returncode == 1 and f"NOT PASSED: {ids[1234]} (fail)" in broken.stdout, broken.stdout[-2000:]
     assert broken.stdout.count("NOT PASSED") == 1 and Path(tmp_path / ".datagen-eval-ids").is_file()
+
+
+MANY_MOCHA_TESTS = (
+    "const assert = require('assert');\n\ndescribe('records', function () {\n"
+    "  for (let i = 0; i < 1800; i++) {\n"
+    "    it(`reads record ${String(i).padStart(4, '0')} ` + 'of the long list of records'.repeat(3), function () {\n"
+    "      assert.notStrictEqual(i, Number(process.env.BREAK || -1));\n    });\n  }\n});\n"
+)
+
+
+@pytest.mark.slow
+def test_a_mocha_selection_of_1800_tests_runs_in_the_sandbox_and_replays(tmp_path):
+    """mocha's ``--grep`` of 1,800 long titles is one argument over 128 KiB: the run goes wide
+    (the whole suite), in datagen's sandboxed run and in the eval script, and is read per id.
+    Real mocha from the npm registry."""
+    from datagen.sandbox.isolation.select import bwrap_works
+    from tests.sandbox.test_js_package_managers import _env, _registry
+
+    tools.skip_unless("npm")
+    if not _registry():
+        pytest.skip("the npm registry is unreachable from here")
+    if not bwrap_works()[0]:
+        pytest.skip(f"bwrap unavailable: {bwrap_works()[1]}")
+    src = tmp_path / "records"
+    (src / "test").mkdir(parents=True)
+    (src / "package.json").write_text(json.dumps({"name": "records", "version": "1.0.0", "scripts": {"test": "mocha"},
+                                                  "devDependencies": {"mocha": "10.8.2"}}))
+    (src / "test" / "records.test.js").write_text(MANY_MOCHA_TESTS)
+    profile, sandbox, limits, env = _env(src, tmp_path, "mocha")
+    title = "of the long list of records" * 3
+    ids = [f"test/records.test.js > records reads record {i:04d} {title}" for i in range(1800)]
+    work = tmp_path / "work"
+    shutil.copytree(src, work)
+    run = run_profile(profile, env, sandbox, work, limits, ids)
+    assert run.results == dict.fromkeys(ids, "pass"), run.run.stderr[-1500:]
+    (work / "node_modules").rename(work / "links")  # the eval script's checkout has its own install
+    shutil.copytree(env.path / "node_modules", work / "node_modules", symlinks=True)
+    (work / "eval.sh").write_text(profile.eval_script(env.plan, ids))
+    ok = subprocess.run(["bash", "eval.sh"], cwd=work, capture_output=True, text=True, timeout=300)
+    assert ok.returncode == 0 and "all tests passed" in ok.stdout, ok.stdout[-2000:]
+    broken = subprocess.run(["bash", "eval.sh"], cwd=work, capture_output=True, text=True, timeout=300,
+                            env={**os.environ, "BREAK": "77"})
+    assert broken.returncode == 1 and broken.stdout.count("NOT PASSED") == 1 and ids[77] in broken.stdout

@@ -17,6 +17,7 @@ from datagen.config.score import DifficultyConfig
 from datagen.errors import SkipItem
 from datagen.records.env import EnvPlan, InstallStep
 from datagen.records.tasks import RepoBaselineRow, TaskRecord
+from datagen.sandbox.envs.cache import EnvSetupError
 from datagen.sandbox.envs.leaks import (
     LEAK_REASON,
     Leak,
@@ -27,9 +28,10 @@ from datagen.sandbox.envs.leaks import (
     revealed,
     source_digests,
 )
-from datagen.sandbox.envs.python.manager import EnvManager, EnvSetupError, ensure_recorded
+from datagen.sandbox.envs.python.manager import EnvManager
 from datagen.sandbox.harness.env_check import check_task_envs
-from datagen.sandbox.harness.profiles.base import EnvContext, Profile, cached_env
+from datagen.sandbox.harness.profiles._env import cached_env
+from datagen.sandbox.harness.profiles.base import EnvContext, Profile
 from datagen.sandbox.harness.profiles.registry import get_profile
 from datagen.sandbox.harness.runners import ensure_env
 from datagen.sandbox.harness.task_store import materialize, read_tasks
@@ -106,7 +108,8 @@ def test_cached_env_fails_an_env_holding_the_repos_code(bwrap, tmp_path):
         cached_env(profile, src, profile.plan(src), ctx, build)
     assert err.value.reason == LEAK_REASON and "vendored/durkit/dur.py = src/durkit/dur.py" in str(err.value)
     (target,) = [p for p in (tmp_path / "envs").iterdir() if p.is_dir()]
-    assert [p.name for p in target.iterdir()] == ["failed.json"]  # nothing of the copy stays readable
+    # nothing of the copy stays readable: the build's record only
+    assert sorted(p.name for p in target.iterdir()) == ["attempt.json", "failed.json"]
     assert json.loads((target / "failed.json").read_text())["reason"] == LEAK_REASON
     with pytest.raises(EnvSetupError) as again:  # recorded, not retried
         cached_env(profile, src, profile.plan(src), ctx, build)
@@ -192,18 +195,18 @@ def test_a_lib_layout_imports_from_the_working_copy(bwrap, tmp_path):
 @pytest.mark.slow
 def test_a_plan_that_copies_the_code_into_the_env_fails_with_the_reason_recorded(bwrap, tmp_path):
     src = leakkit.write_project(tmp_path / "durkit")
-    manager = EnvManager(env_config(tmp_path), bwrap, SandboxLimits(**LIMITS))
+    cfg = env_config(tmp_path)
     plan = EnvPlan(profile="pytest", install=[InstallStep(
         name="copy", kind="command", args=["cp", "-r", "src/src/durkit", "venv/durkit-copy"], source="user")],
         test_command=["python", "-m", "pytest"])
     record = tmp_path / "work" / "envs" / "durkit.json"
     with pytest.raises(EnvSetupError) as err:
-        ensure_recorded(manager, src, record, "durkit", plan)
+        ensure_env(get_profile("pytest"), src, cfg, bwrap, SandboxLimits(**LIMITS), plan=plan, record=record)
     assert err.value.reason == LEAK_REASON
     rec = json.loads(record.read_text())
     assert rec["outcome"] == "failed" and rec["failed_step"] == "leak check"
     assert "venv/durkit-copy/dur.py = src/durkit/dur.py" in rec["error"]
-    assert not (Path(manager.cache_dir) / rec["env_key"] / "venv").exists()
+    assert not (Path(cfg.cache_dir) / rec["env_key"] / "venv").exists()
     row = RepoBaselineRow(run_id="r", repo="durkit", runner="pytest", status="skipped", reason=err.value.reason)
     assert outcome_of(row, 0) == "env_failed"
 

@@ -17,7 +17,8 @@ from pathlib import Path
 import pytest
 
 from datagen.config.sandbox import EnvConfig, SandboxLimits
-from datagen.sandbox.envs.python.manager import EnvSetupError
+from datagen.sandbox.envs.cache import EnvSetupError
+from datagen.sandbox.envs.tools import tool_stamp
 from datagen.sandbox.harness.profiles.registry import get_profile
 from datagen.sandbox.harness.runners import ensure_env
 from datagen.sandbox.isolation.select import bwrap_works, untrusted_sandbox
@@ -120,3 +121,16 @@ def test_with_composer_the_repo_builds_and_its_tests_pass(tmp_path):
     base = measure_baseline(SuiteRunner("phpunit", src, sandbox, limits, env, tmp_path / "scratch"), 1, False)
     assert base.reason is None and sorted(base.stable) == ["Acme\\Pad\\Tests\\PadTest::testLeft",
                                                            "Acme\\Pad\\Tests\\PadTest::testLonger"], base.detail
+
+
+def test_the_tool_stamp_changes_when_a_tool_is_installed_or_upgraded(tmp_path, monkeypatch):
+    monkeypatch.setenv("PATH", str(tmp_path))
+    missing = tool_stamp(["zz-builder"])
+    tool = tmp_path / "zz-builder"
+    tool.write_text("#!/bin/sh\necho 1\n")
+    tool.chmod(0o755)
+    installed = tool_stamp(["zz-builder"])
+    tool.write_text("#!/bin/sh\necho 2.0\n")
+    assert len({missing, installed, tool_stamp(["zz-builder"])}) == 3
+    # by name and version (machines with the same tools share a key); a repo's own script is no tool
+    assert tool_stamp([str(tool), "./gradlew"]) == "tools:zz-builder=2.0"

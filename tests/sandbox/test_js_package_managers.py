@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from datagen.config.sandbox import EnvConfig, SandboxLimits
-from datagen.sandbox.envs.python.manager import EnvSetupError
+from datagen.sandbox.envs.cache import EnvSetupError
 from datagen.sandbox.harness.profiles.node import manager_spec
 from datagen.sandbox.harness.profiles.registry import get_profile
 from datagen.sandbox.harness.runners import ensure_env, run_profile

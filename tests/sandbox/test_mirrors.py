@@ -19,8 +19,9 @@ from pathlib import Path
 import pytest
 
 from datagen.config.sandbox import EnvConfig, MirrorsConfig, SandboxLimits
+from datagen.sandbox.envs.cache import EnvSetupError
 from datagen.sandbox.envs.mirrors import mirror_env, unreachable_registry
-from datagen.sandbox.envs.python.manager import EnvManager, EnvSetupError
+from datagen.sandbox.envs.python.manager import EnvManager
 from datagen.sandbox.harness.profiles.registry import get_profile
 from datagen.sandbox.harness.runners import ensure_env
 from datagen.sandbox.isolation.select import bwrap_works, untrusted_sandbox

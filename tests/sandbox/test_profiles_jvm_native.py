@@ -223,7 +223,7 @@ def test_missing_toolchain_names_its_debian_package(monkeypatch, tmp_path, profi
 
 
 def test_gradle_without_wrapper_or_gradle_is_toolchain_missing(tmp_path, monkeypatch):
-    from datagen.sandbox.envs.python.manager import EnvSetupError
+    from datagen.sandbox.envs.cache import EnvSetupError
 
     (tmp_path / "build.gradle").write_text("plugins { id 'java' }\njava { sourceCompatibility = '17' }\n")
     monkeypatch.setattr(shutil, "which", lambda name: None if name == "gradle" else f"/usr/bin/{name}")

@@ -11,8 +11,14 @@ from pathlib import Path
 import pytest
 
 from datagen.sandbox.harness.profiles.registry import profiles
-from datagen.sandbox.harness.protect import TEST_PATH_ERE, added_is_protected, guard_lines, is_protected
-from datagen.synth.snapshot import is_test_file
+from datagen.sandbox.harness.protect import (
+    TEST_FILE_ERE,
+    TEST_PATH_ERE,
+    added_is_protected,
+    guard_lines,
+    is_protected,
+    is_test_file,
+)
 
 PATHS = [
     "tests/test_calc.py", "pkg/tests/unit/test_x.py", "src/pkg/test/test_io.py", "conftest.py", "pkg/conftest.py",
@@ -38,10 +44,25 @@ def test_protects_every_profiles_test_files():
     assert [p for p in PATHS if not is_protected(p)] == NOT_TESTS
 
 
+def test_one_test_file_rule_that_profiles_only_narrow():
+    """``is_test_file`` is test code (no config but ``conftest.py``); every profile's rule lies within it."""
+    config = {"pytest.ini", "tox.ini", "phpunit.xml.dist", "jest.config.js", "vitest.config.mts", ".mocharc.yml",
+              "karma.conf.js", ".rspec", "noxfile.py"}
+    assert [p for p in PATHS if is_protected(p) and not is_test_file(p)] == [p for p in PATHS if p in config]
+    for path in ["pkg/test_b.py", "test/x.test.js", "src/y.spec.ts", "a_test.py", *PATHS]:
+        for profile in profiles():
+            assert not profile.is_test_file(path) or is_test_file(path), (profile.name, path)
+    for path in ["pkg/testing_utils.py", "src/contest.js", "latest.py", "benches/speed.rs"]:
+        assert not is_test_file(path), path
+
+
 def test_grep_and_python_agree():
     proc = subprocess.run(["grep", "-E", TEST_PATH_ERE], input="\n".join(PATHS) + "\n", text=True,
                           capture_output=True)
     assert proc.stdout.split() == [p for p in PATHS if is_protected(p)]
+    proc = subprocess.run(["grep", "-E", TEST_FILE_ERE], input="\n".join(PATHS) + "\n", text=True,
+                          capture_output=True)
+    assert proc.stdout.split() == [p for p in PATHS if is_test_file(p) and not p.endswith("conftest.py")]
 
 
 def _git(cwd: Path, *args: str) -> None:

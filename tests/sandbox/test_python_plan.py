@@ -10,10 +10,10 @@ from datagen.builds.tasks.output import outcome_of, repo_env_row, why_no_tasks
 from datagen.config.sandbox import EnvConfig, SandboxLimits
 from datagen.records.env import EnvPlan
 from datagen.records.tasks import CandidateRow, RepoBaselineRow
-from datagen.sandbox.envs.python.docker import render_dockerfile
 from datagen.sandbox.envs.python.manager import EnvManager
 from datagen.sandbox.envs.python.plan import interpreter_version, python_plan
 from datagen.sandbox.envs.python.sources import is_test_name, setup_py_calls
+from datagen.sandbox.harness.profiles.registry import get_profile
 
 PYPROJECT = '''[project]
 name = "demo-pkg"
@@ -136,7 +136,7 @@ def test_user_plan_wins_and_renders_as_dockerfile(tmp_path):
     assert manager.plan(src).env == {"TZ": "UTC"} and manager.plan(src).install == []
     rules = EnvManager(EnvConfig(cache_dir=str(tmp_path / "envs")), None, SandboxLimits()).plan(src)
     assert rules.install and all(s.source == "rule" for s in rules.install)
-    docker = render_dockerfile(rules, "repo")
+    docker = get_profile("pytest").dockerfile(rules, "repo")
     assert "FROM python:" in docker and "pip install 'attrs>=21'" in docker and docker.rstrip().endswith(
         json.dumps(rules.test_command))
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import random
 from textwrap import dedent
 
-from datagen.synth.strategies.feature_removal import is_test_path
 from datagen.synth.strategies.registry import get_strategy
 from tests.synth.helpers import entity_named
 
@@ -79,8 +78,3 @@ def test_transform_edits_the_entity_file_only() -> None:
     assert new == UTIL[: UTIL.index("\n\n\ndef audit")] + "\n"
 
 
-def test_is_test_path() -> None:
-    for path in ("tests/test_a.py", "pkg/test_b.py", "a_test.py", "conftest.py", "test/x.test.js", "src/y.spec.ts"):
-        assert is_test_path(path), path
-    for path in ("pkg/testing_utils.py", "src/contest.js", "latest.py"):
-        assert not is_test_path(path), path

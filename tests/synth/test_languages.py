@@ -16,12 +16,12 @@ from datagen.synth.strategies.registry import get_strategy
 # (path, is test code) by each ecosystem's convention
 TEST_FILES = [
     ("kv/store.go", False), ("kv/store_test.go", True), ("kv/testdata/in.go", True),
-    ("src/lib.rs", False), ("tests/ring.rs", True), ("benches/speed.rs", True),
+    ("src/lib.rs", False), ("tests/ring.rs", True), ("benches/speed.rs", False),  # a benchmark (no target either)
     ("src/main/java/a/Calc.java", False), ("src/test/java/a/CalcTest.java", True), ("a/CalcTest.java", True),
     ("lib/calc.rb", False), ("spec/calc_spec.rb", True), ("test/calc_test.rb", True), ("lib/calc_spec.rb", True),
     ("src/Calc.php", False), ("tests/CalcTest.php", True), ("src/CalcTest.php", True),
     ("src/calc.c", False), ("tests/test_calc.c", True), ("test/calc.cpp", True), ("src/calc_test.cc", True),
-    ("src/spec/helper.py", False),  # spec/ folders are a Ruby convention only
+    ("src/spec/helper.py", True),  # a test folder of one ecosystem is one in all (``sandbox.protect``)
 ]
 
 
@@ -31,10 +31,12 @@ def test_test_file_conventions(path: str, expected: bool) -> None:
 
 
 def test_source_files_take_every_language() -> None:
-    paths = ["kv/store.go", "kv/store_test.go", "src/lib.rs", "tests/ring.rs", "src/Calc.php", "lib/calc.rb",
+    paths = ["kv/store.go", "kv/store_test.go", "src/lib.rs", "tests/ring.rs", "benches/speed.rs", "src/Calc.php",
+             "lib/calc.rb",
              "src/calc.c", "include/calc.h", "src/calc.cpp", "src/main/java/Calc.java", "web/app.ts",
              "web/types.d.ts", "README.md", "scripts/build.sh"]
     langs = {"kv/store.go": "go", "kv/store_test.go": "go", "src/lib.rs": "rust", "tests/ring.rs": "rust",
+             "benches/speed.rs": "rust",
              "src/Calc.php": "php", "lib/calc.rb": "ruby", "src/calc.c": "c", "include/calc.h": "c",
              "src/calc.cpp": "cpp", "src/main/java/Calc.java": "java", "web/app.ts": "typescript",
              "web/types.d.ts": "typescript", "README.md": "markdown", "scripts/build.sh": "shell"}

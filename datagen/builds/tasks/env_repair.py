@@ -19,7 +19,8 @@ from rich.console import Console
 from datagen.builds.tasks.sandboxed import baseline_path, run_limits
 from datagen.config.tasks import TasksRecipe
 from datagen.runtime.repo_stage import store_json
-from datagen.sandbox.envs.python.manager import EnvManager, load_plan
+from datagen.sandbox.envs.cache import load_plan
+from datagen.sandbox.envs.python.manager import EnvManager
 from datagen.sandbox.harness.profiles.registry import get_profile
 from datagen.synth.env_repair import REPAIRABLE, Failure, repair, try_plan
 

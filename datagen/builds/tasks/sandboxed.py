@@ -21,19 +21,12 @@ from pathlib import Path
 from datagen.config.sandbox import SandboxLimits
 from datagen.config.tasks import TasksRecipe
 from datagen.errors import SkipItem
-from datagen.records.env import EnvPlan
 from datagen.runtime.atomic import atomic_write
 from datagen.runtime.repo_stage import RepoStage, store_json
-from datagen.sandbox.envs.python.manager import (
-    EnvManager,
-    EnvSetupError,
-    PythonEnv,
-    ensure_recorded,
-    load_plan,
-    write_generated,
-)
+from datagen.sandbox.envs.cache import load_plan, write_generated
+from datagen.sandbox.harness.profiles.base import ProfileEnv
 from datagen.sandbox.harness.profiles.registry import get_profile
-from datagen.sandbox.harness.runners import as_profile_env, ensure_env
+from datagen.sandbox.harness.runners import ensure_env
 from datagen.sandbox.isolation.base import Sandbox
 from datagen.synth.baseline import Baseline, SuiteRunner, measure_baseline
 from datagen.synth.candidates import Candidate
@@ -91,28 +84,24 @@ class _TasksStage(RepoStage):
         repo's profile. Raises ``SkipItem`` when the environment cannot be built."""
         work = Path(self.work)
         src, runner = work / "src" / repo, self.runners[repo]
-        profile = get_profile(runner)
-        if profile.keeps_env_record:  # EnvManager's envs keep a record per repo for the repo_envs table
-            env = as_profile_env(runner, *self._env(repo, src, sandbox))
-        else:
-            env = ensure_env(profile, src, self.cfg.env, sandbox, self.cfg.sandbox.limits)
+        env = self._env(repo, src, sandbox)
         scratch = work / "scratch"
         scratch.mkdir(parents=True, exist_ok=True)
         ro = tuple(Path(p) for p in self.cfg.sandbox.ro_paths)
         return SuiteRunner(runner, src, sandbox, run_limits(self.cfg), env, scratch, ro)
 
-    def _env(self, repo: str, src: Path, sandbox: Sandbox) -> tuple[PythonEnv, EnvPlan]:
+    def _env(self, repo: str, src: Path, sandbox: Sandbox) -> ProfileEnv:
         """The repo's env from its plan: a repaired one in ``<work>/env-plans/<repo>.json``
-        (written by the teacher's repair), else the user's or the rules'; what happened is
-        kept in ``<work>/envs/<repo>.json`` for the ``repo_envs`` table."""
+        (written by the teacher's repair), else the recipe's (``Profile.configured_plan``);
+        what happened is kept in ``<work>/envs/<repo>.json`` for the ``repo_envs`` table."""
         work = Path(self.work)
-        manager = EnvManager(self.cfg.env, sandbox, self.cfg.sandbox.limits)
+        profile = get_profile(self.runners[repo])
         repaired = work / "env-plans" / f"{repo}.json"
-        plan = load_plan(repaired, "keep") if repaired.is_file() else None
-        env = ensure_recorded(manager, src, work / "envs" / f"{repo}.json", repo, plan)
-        plan = plan or manager.plan(src, repo)
+        plan = load_plan(repaired, "keep") if repaired.is_file() else profile.configured_plan(src, self.cfg.env, repo)
+        env = ensure_env(profile, src, self.cfg.env, sandbox, self.cfg.sandbox.limits, plan=plan,
+                         record=work / "envs" / f"{repo}.json")
         write_generated(src, plan)
-        return env, plan
+        return env
 
 
 class BaselineStage(_TasksStage):
@@ -135,10 +124,6 @@ class BaselineStage(_TasksStage):
                 plan = profile.plan(src).model_dump(mode="json")
                 base = Baseline(self.runners[repo], reason=exc.reason, detail=str(exc),
                                 plan=plan, language=profile.task_language(src))
-                if isinstance(exc, EnvSetupError) and not profile.keeps_env_record:
-                    # the step that failed and its log, for the repo_envs row (Python's envs keep their own)
-                    store_json(work / "envs" / f"{repo}.json", {"outcome": "failed", "plan": plan, "error": str(exc),
-                                                               "failed_step": exc.step, "log_tail": exc.log_tail})
             else:
                 base = measure_baseline(suite, self.cfg.baseline.runs, self.cfg.baseline.coverage)
             store_json(baseline_path(work, repo), asdict(base))

@@ -6,11 +6,14 @@ test runner's configuration (``conftest.py``, ``pytest.ini``, ``jest.config.*``,
 every eval path rejects it: the grader (``datagen.score.patches``), the task's own
 ``eval_script`` and the Harbor / SkyRL exports.
 
-The rule is one POSIX extended regular expression, :data:`TEST_PATH_ERE`, so the same rule
-runs in Python (``re``) and in the bash of an ``eval_script`` (``grep -E``) on machines
-where datagen is not installed. It is the union of every ecosystem's conventions (a test
-folder of one language is a test folder in all of them): a superset of what the profiles'
-``is_test_file`` calls test code, plus test configuration files.
+This module owns datagen's one answer to "is this a test file?": :func:`is_test_file` (test
+code: :data:`TEST_FILE_ERE`, and ``conftest.py``) and :func:`is_protected` (test code or test
+configuration: :data:`TEST_PATH_ERE`). Each is one POSIX extended regular expression, so the
+same rule runs in Python (``re``) and in the bash of an ``eval_script`` (``grep -E``) on
+machines where datagen is not installed. It is the union of every ecosystem's conventions (a
+test folder of one language is a test folder in all of them); a profile's ``is_test_file``
+may only narrow it (``go``: ``*_test.go`` and ``testdata/``), and synthesis never targets a
+file it protects.
 """
 
 from __future__ import annotations
@@ -27,18 +30,26 @@ _TEST_NAMES = (r"(^|/)(test(_[^/]*|[^/_]*)\.py|[^/]*_test\.(py|go|rb|c|cc|cpp|cx
 _TEST_CONFIG = (r"(^|/)(conftest\.py|pytest\.ini|tox\.ini|noxfile\.py|\.coveragerc|"
                 r"(jest|vitest|ava|karma)\.config\.[^/]*|vitest\.workspace\.[^/]*|karma\.conf\.[^/]*|"
                 r"\.mocharc(\.[^/]*)?|phpunit\.xml(\.dist)?|\.rspec)$")
-TEST_PATH_ERE = f"{_TEST_DIRS}|{_TEST_NAMES}|{_TEST_CONFIG}"
+TEST_FILE_ERE = f"{_TEST_DIRS}|{_TEST_NAMES}"
+TEST_PATH_ERE = f"{TEST_FILE_ERE}|{_TEST_CONFIG}"
 # A new (untracked) file counts as an added test only when it is code or test config: test
 # runs and builds leave data files and binaries in test folders (``tests/test_sum``, a
 # fixture's output), a patch that adds a test or a module shadowing one adds code.
 ADDED_ERE = (r"\.(py|pyi|js|mjs|cjs|ts|tsx|jsx|mts|cts|go|rs|java|kt|scala|rb|php|c|cc|cpp|cxx|h|hh|hpp|cs)$|"
              + _TEST_CONFIG)
 _TEST_PATH = re.compile(TEST_PATH_ERE)
+_TEST_FILE = re.compile(TEST_FILE_ERE)
 
 # Folders an environment's setup writes into the checkout (installed packages, build output):
 # never the task's, so new files there are not "added tests".
 SETUP_DIRS = ("node_modules", ".venv", "venv", ".tox", "target", "vendor", "build", "dist", ".gradle",
               "__pycache__", ".pytest_cache", ".mypy_cache", ".bundle", ".cargo", "_datagen_build")
+
+
+def is_test_file(path: str) -> bool:
+    """Whether ``path`` (repo-relative, ``/``-separated) is test code: in a test folder of any
+    ecosystem, named as a test file of any, or a ``conftest.py`` (pytest's fixtures)."""
+    return _TEST_FILE.search(path) is not None or path.rsplit("/", 1)[-1] == "conftest.py"
 
 
 def is_protected(path: str) -> bool:

@@ -13,7 +13,7 @@ from datagen.config.sandbox import EnvConfig, SandboxLimits
 from datagen.records.env import EnvPlan
 from datagen.records.tasks import RunResult
 from datagen.resources import env_cache_dir
-from datagen.sandbox.envs.python.manager import PythonEnv
+from datagen.sandbox.envs.cache import EnvSetupError, read_attempt, write_record
 from datagen.sandbox.harness.parsers import ReportError, TestResults, runner_words
 from datagen.sandbox.harness.profiles.base import EnvContext, Profile, ProfileEnv, links_into
 from datagen.sandbox.harness.profiles.pytest import pytest_command
@@ -49,21 +49,34 @@ def env_context(config: EnvConfig, sandbox: Sandbox, limits: SandboxLimits, retr
 
 
 def ensure_env(profile: Profile, src: Path, config: EnvConfig, sandbox: Sandbox, limits: SandboxLimits,
-               retry_failed: bool = False, plan: EnvPlan | None = None) -> ProfileEnv:
-    """The profile's environment for the repo at ``src`` (built once per repo + plan key)."""
-    return profile.ensure_env(src, plan or profile.plan(src), env_context(config, sandbox, limits, retry_failed))
+               retry_failed: bool = False, plan: EnvPlan | None = None, record: Path | None = None) -> ProfileEnv:
+    """The profile's environment for the repo at ``src`` (built once per repo + plan key);
+    with ``record``, what happened is written there (``envs/cache.py``'s ``write_record``)."""
+    plan = plan or profile.plan(src)
+    ctx = env_context(config, sandbox, limits, retry_failed)
+    try:
+        env = profile.ensure_env(src, plan, ctx)
+    except EnvSetupError as exc:
+        if record is not None:
+            _record(record, ctx.cache_dir / profile.env_name(src, plan, config), plan, exc)
+        raise
+    if record is not None and env.path is not None:
+        _record(record, Path(env.path), plan, None)
+    return env
 
 
-def as_profile_env(runner: str, env: ProfileEnv | PythonEnv | None, plan: EnvPlan | None = None) -> ProfileEnv:
-    """A ``ProfileEnv`` for ``runner`` from what older callers hold (a ``PythonEnv`` built by
-    ``EnvManager`` from ``plan``, or nothing)."""
+def _record(record: Path, folder: Path, plan: EnvPlan, exc: EnvSetupError | None) -> None:
+    """The env's build record (its key: the folder, where a build left its attempt there)."""
+    write_record(record, folder.name if read_attempt(folder) is not None else "", folder, plan, exc)
+
+
+def as_profile_env(runner: str, env: object, plan: EnvPlan | None = None) -> ProfileEnv:
+    """A ``ProfileEnv`` for ``runner`` from what older callers hold (an env its profile's
+    builder made from ``plan``, such as a ``PythonEnv``, or nothing)."""
     if isinstance(env, ProfileEnv):
         return env
-    if isinstance(env, PythonEnv):
-        plan = plan or EnvPlan(profile=runner)
-        plan = plan.model_copy(update={"pins": env.pins,
-                                       "toolchain": plan.toolchain or (f"python{env.version}" if env.version else "")})
-        return ProfileEnv(runner, plan, path=env.path, env=dict(env.env), ro_paths=tuple(env.ro_paths), extra=env)
+    if env is not None:
+        return get_profile(runner).wrap_env(env, plan or EnvPlan(profile=runner))
     if get_profile(runner).needs_built_env:
         raise ValueError(f"{runner} needs the env its profile builds")
     return ProfileEnv(runner, EnvPlan(profile=runner))
@@ -117,7 +130,7 @@ def run_tests(
     workdir: Path,
     limits: SandboxLimits,
     test_files: list[str],
-    env: ProfileEnv | PythonEnv | None = None,
+    env: object = None,
     ro_paths: tuple[Path, ...] = (),
 ) -> TestRun:
     """Run the registered profile ``runner`` on ``workdir`` (``test_files``: ids or files to

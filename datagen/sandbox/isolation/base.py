@@ -30,14 +30,8 @@ class Sandbox(Protocol):
 
     name: str
 
-    def run(
-        self,
-        cmd: Sequence[str],
-        workdir: Path,
-        limits: SandboxLimits,
-        env: Mapping[str, str] | None = None,
-        ro_paths: Sequence[Path] = (),
-    ) -> RunResult: ...
+    def run(self, cmd: Sequence[str], workdir: Path, limits: SandboxLimits,
+            env: Mapping[str, str] | None = None, ro_paths: Sequence[Path] = ()) -> RunResult: ...
 
     def claims(self) -> dict[str, str]:
         """Property -> how this back end enforces it ('NOT ENFORCED: why' when it cannot)."""

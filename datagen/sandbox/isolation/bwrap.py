@@ -218,14 +218,8 @@ class BwrapSandbox:
                      "--no-new-privs", "--inh-caps=-all", "--bounding-set=-all", "--"]
         return args + list(cmd)
 
-    def run(
-        self,
-        cmd: Sequence[str],
-        workdir: Path,
-        limits: SandboxLimits,
-        env: Mapping[str, str] | None = None,
-        ro_paths: Sequence[Path] = (),
-    ) -> RunResult:
+    def run(self, cmd: Sequence[str], workdir: Path, limits: SandboxLimits,
+            env: Mapping[str, str] | None = None, ro_paths: Sequence[Path] = ()) -> RunResult:
         workdir = Path(workdir).resolve()
         check_workdir(workdir)
         lease = UidLease() if self.as_root else None

@@ -66,28 +66,7 @@ def run_probes(sandbox: Sandbox, isolating: bool) -> list[ProbeResult]:
         return sandbox.run([py, "-c", code], work, SMALL.model_copy(update=limits), ro_paths=ro)
 
     try:
-        srv, port = _listener()
-        accepted: list[bool] = []
-        stop = threading.Event()
-
-        def serve() -> None:
-            while not stop.is_set():
-                try:
-                    conn, _ = srv.accept()
-                    accepted.append(True)
-                    conn.close()
-                except OSError:
-                    pass
-
-        t = threading.Thread(target=serve, daemon=True)
-        t.start()
-        r = attack(f"import socket; socket.create_connection(('127.0.0.1', {port}), timeout=3)")
-        stop.set()
-        t.join()
-        srv.close()
-        out.append(ProbeResult("network", not accepted and r.exit_code != 0,
-                               "connection refused" if not accepted else "host listener reached"))
-
+        out.append(_network_probe(attack))
         r = attack(f"print(open({str(secret)!r}).read())")
         out.append(ProbeResult("read outside workdir", "host-secret" not in r.stdout,
                                "planted file invisible" if "host-secret" not in r.stdout
@@ -139,6 +118,32 @@ def run_probes(sandbox: Sandbox, isolating: bool) -> list[ProbeResult]:
     finally:
         shutil.rmtree(host, ignore_errors=True)
     return out
+
+
+def _network_probe(attack) -> ProbeResult:
+    """Connect from the sandbox to a listener on the host's loopback: contained when no
+    connection arrives and the attempt fails."""
+    srv, port = _listener()
+    accepted: list[bool] = []
+    stop = threading.Event()
+
+    def serve() -> None:
+        while not stop.is_set():
+            try:
+                conn, _ = srv.accept()
+                accepted.append(True)
+                conn.close()
+            except OSError:
+                pass
+
+    t = threading.Thread(target=serve, daemon=True)
+    t.start()
+    r = attack(f"import socket; socket.create_connection(('127.0.0.1', {port}), timeout=3)")
+    stop.set()
+    t.join()
+    srv.close()
+    return ProbeResult("network", not accepted and r.exit_code != 0,
+                       "connection refused" if not accepted else "host listener reached")
 
 
 def _fill_workdir(attack, work: Path) -> ProbeResult:

@@ -48,14 +48,8 @@ class SubprocessSandbox:
             "pid/ipc/uts": "NOT ENFORCED: a process that leaves the group survives",
         }
 
-    def run(
-        self,
-        cmd: Sequence[str],
-        workdir: Path,
-        limits: SandboxLimits,
-        env: Mapping[str, str] | None = None,
-        ro_paths: Sequence[Path] = (),
-    ) -> RunResult:
+    def run(self, cmd: Sequence[str], workdir: Path, limits: SandboxLimits,
+            env: Mapping[str, str] | None = None, ro_paths: Sequence[Path] = ()) -> RunResult:
         if self.warn and not self._warned:
             print(WARNING, file=sys.stderr)
             self._warned = True

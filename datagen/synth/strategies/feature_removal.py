@@ -9,25 +9,19 @@ files are never edited: their failures are what proves the task.
 from __future__ import annotations
 
 import random
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import ClassVar
 
+from datagen.sandbox.harness.protect import is_test_file
 from datagen.synth.entities import Entity
 from datagen.synth.source import Edit, Node, Source, delete_statements, descendants, remove_list_item
 from datagen.synth.strategies.base import FUNCS, Strategy
 from datagen.synth.strategies.registry import register
 
-_TEST_PATH = re.compile(r"(^|/)(tests?|__tests__)/|(^|/)(test_[^/]*|[^/]*_test|conftest)\.py$|\.(test|spec)\.[jt]sx?$")
 _NAME_FIELDS = frozenset({"function_definition", "class_definition", "keyword_argument", "parameters",
                           "default_parameter", "typed_parameter", "typed_default_parameter"})
-
-
-def is_test_path(path: str) -> bool:
-    """True for test files (tests/ folders, test_*.py, *_test.py, conftest.py, *.test.js, *.spec.ts)."""
-    return _TEST_PATH.search(path) is not None
 
 
 def module_stem(path: str) -> str:
@@ -97,7 +91,7 @@ def _add_importers(files: Mapping[str, str], entity: Entity, plans: dict[str, Pl
     while grew:
         grew = False
         for path in sorted(files):
-            if path in plans or not path.endswith(".py") or is_test_path(path):
+            if path in plans or not path.endswith(".py") or is_test_file(path):
                 continue
             if not is_method and entity.name not in files[path]:
                 continue

@@ -14,8 +14,8 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import PurePosixPath
 from typing import ClassVar
 
+from datagen.sandbox.harness.protect import is_test_file
 from datagen.synth.entities import Entity, inline_test_spans
-from datagen.synth.snapshot import is_test_file
 from datagen.synth.source import Edit, Node, Source, delete_statements, descendants, has_ancestor, swap
 from datagen.synth.strategies.base import FUNCS, SiteStrategy, Strategy
 from datagen.synth.strategies.grammar_tables import COMMENTS, GRAMMARS, LANGS, Grammar

@@ -1,14 +1,17 @@
-"""A Python ``EnvPlan`` as a Dockerfile, for RL harnesses that run each task in a container
-(SWE-bench / SWE-smith style images): the same steps, in the same order, with pip."""
+"""A Python ``EnvPlan``'s image, for harnesses that run each task in a container (SWE-bench /
+SWE-smith style images): the same steps, in the same order, with pip (the pytest profile's
+``image_setup``; ``datagen/sandbox/envs/docker.py`` renders it)."""
 
 from __future__ import annotations
 
-import json
 import re
 import shlex
 
 from datagen.records.env import EnvPlan
+from datagen.sandbox.envs.docker import ImageSetup
 from datagen.sandbox.envs.python.plan import interpreter_version
+
+PINS_FILE = "/opt/datagen-pins.txt"  # where an image keeps the pins its pip installs keep to
 
 
 def python_tag(plan: EnvPlan) -> str:
@@ -20,17 +23,21 @@ def python_tag(plan: EnvPlan) -> str:
     return f"{v[0]}.{v[1]}" if v else "3"
 
 
-def render_dockerfile(plan: EnvPlan, repo: str = "repo") -> str:
-    """The Dockerfile text; the build context is the repo's working copy."""
-    lines = [f"# environment of {repo}, from its datagen EnvPlan (profile {plan.profile})",
-             f"FROM python:{python_tag(plan)}-slim", "WORKDIR /repo", "COPY . /repo",
-             "ENV PIP_NO_INPUT=1 PIP_DISABLE_PIP_VERSION_CHECK=1 PYTHONDONTWRITEBYTECODE=1"]
-    for key, value in sorted(plan.env.items()):
-        lines.append(f"ENV {key}={shlex.quote(value)}")
-    lines += install_lines(plan)
-    lines += ["ENV PYTHONPATH=/repo/src:/repo",
-              "CMD " + json.dumps(plan.test_command or ["python", "-m", "pytest"]), ""]
-    return "\n".join(lines)
+def image_setup(plan: EnvPlan, image: str, workdir: str) -> ImageSetup:
+    """A Python plan's image: pip's variables, the versions the validating env held as a
+    constraint file (its pins, where the plan has them), the plan's steps one by one, pytest
+    (datagen's own runs take it from the build's env; the image needs its own), and the
+    source in ``workdir`` on the import path."""
+    constraint, install = "", []
+    if plan.pins:  # the versions the task's validating env held: every pip install keeps to them
+        constraint = PINS_FILE
+        install += ["# the versions the env that validated the task held (its setup_script's pins)",
+                    f"RUN printf '%s\\n' {shlex.join(plan.pins)} > {constraint}"]
+    pip = f"pip install -c {constraint}" if constraint else "pip install"
+    install += [*install_lines(plan, constraint), "# the test runner the eval script calls", f"RUN {pip} pytest"]
+    return ImageSetup(image, env=["ENV PIP_NO_INPUT=1 PIP_DISABLE_PIP_VERSION_CHECK=1 PYTHONDONTWRITEBYTECODE=1"],
+                      install=install, after=[f"ENV PYTHONPATH={workdir}/src:{workdir}"],
+                      cmd=list(plan.test_command or ["python", "-m", "pytest"]))
 
 
 def install_lines(plan: EnvPlan, constraint: str = "") -> list[str]:

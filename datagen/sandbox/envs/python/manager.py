@@ -7,52 +7,47 @@ of the plan, the repo's dependency files and the interpreter, so every task of o
 version shares it. It is built inside the sandbox with the network on (the only step that
 gets it), by ``uv`` (``uv venv`` + ``uv pip install``, one wheel cache shared by all envs)
 or pip as the fallback; the repo under test is imported from its working copy through
-``PYTHONPATH``. Each build leaves ``attempt.json`` (plan, outcome per step, seconds); a
-failed one also ``failed.json`` (the failing step and its log tail) and is not retried
-unless asked.
+``PYTHONPATH``. The manager is one builder of the env cache (``datagen/sandbox/envs/cache.py``:
+the lock, ``attempt.json`` with each step's outcome and seconds, ``ok.json`` / ``failed.json``,
+the leak guard), as every profile's env is.
 """
 
 from __future__ import annotations
 
 import fcntl
+import functools
 import hashlib
 import json
 import os
 import shutil
 import subprocess
 import sys
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import yaml
-
 from datagen.config.sandbox import EnvConfig, SandboxLimits
-from datagen.errors import SkipItem, UserError
+from datagen.errors import UserError
 from datagen.records.env import EnvPlan, InstallStep
 from datagen.resources import env_cache_dir
-from datagen.sandbox.envs.leaks import LEAK_REASON, env_leaks, held_copies, leak_detail, source_digests
-from datagen.sandbox.envs.mirrors import mirror_env, mirrors_key, unreachable_registry
+from datagen.sandbox.envs.cache import (
+    Attempt,
+    BuildLog,
+    ensure_cached,
+    load_plan,
+    read_attempt,
+)
+from datagen.sandbox.envs.mirrors import mirror_env, mirrors_key
 from datagen.sandbox.envs.python.own import import_roots, strip_project
 from datagen.sandbox.envs.python.plan import python_plan, resolve_python
+from datagen.sandbox.envs.tools import tool_stamp
 from datagen.sandbox.isolation.base import DEFAULT_PATH, Sandbox
 
 DEP_FILES = ("pyproject.toml", "setup.py", "setup.cfg", "requirements.txt", "Pipfile", "tox.ini", "pytest.ini",
              ".pytest.ini", "noxfile.py")
-LOG_TAIL = 4000
 UV_CACHE = ".uv-cache"
 # What an env folder holds, in its key: 2 = the project's own files taken out (``own.py``);
 # an env of before (the project installed into site-packages) is never reused.
 LAYOUT = 2
-
-
-class EnvSetupError(SkipItem):
-    """The environment could not be built; the task is skipped with this reason."""
-
-    def __init__(self, detail: str, log_tail: str = "", step: str = "", reason: str = "env_setup_failed"):
-        super().__init__(reason or "env_setup_failed", detail)
-        self.log_tail = log_tail
-        self.step = step
 
 
 @dataclass(frozen=True)
@@ -83,6 +78,7 @@ def dependency_files(repo: Path) -> list[Path]:
     return found
 
 
+@functools.cache
 def _interpreter(python: str) -> tuple[str, str, str]:
     """(base executable, base prefix, version) of an interpreter (it may itself be a venv's)."""
     code = "import sys; print(sys._base_executable); print(sys.base_prefix); print(sys.version)"
@@ -102,71 +98,6 @@ def uv_binary() -> str | None:
         return find_uv_bin()
     except (ImportError, FileNotFoundError):
         return shutil.which("uv")
-
-
-def load_plan(path: str | Path, source: str = "user") -> EnvPlan:
-    """A plan file (JSON or YAML); its steps are marked ``source`` (a person's: ``user``)."""
-    try:
-        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
-        plan = EnvPlan.model_validate(data)
-    except (OSError, yaml.YAMLError, ValueError) as exc:
-        raise UserError(f"env plan {path}: {exc}") from None
-    if source != "keep":
-        plan.install = [s.model_copy(update={"source": source}) for s in plan.install]
-    return plan
-
-
-def write_generated(src: Path, plan: EnvPlan) -> None:
-    """Write the plan's ``write_files`` (build-generated files such as a VCS version file)
-    into ``src`` where they are missing, as an editable install would."""
-    for rel, text in plan.write_files.items():
-        path = (src / rel).resolve()
-        if src.resolve() in path.parents and not path.exists():
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text, encoding="utf-8")
-
-
-def ensure_recorded(manager: EnvManager, src: Path, record: Path, name: str = "",
-                    plan: EnvPlan | None = None) -> PythonEnv:
-    """``manager.ensure`` that also writes what happened to ``record`` (JSON: env key,
-    the attempt's plan, steps, outcome), for the build's ``repo_envs`` row."""
-    plan = plan or manager.plan(src, name)
-    key = manager.key(src, plan)
-    record.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        env = manager.ensure(src, plan=plan, name=name)
-    except EnvSetupError as exc:
-        _write_record(record, key, manager, plan, exc)
-        raise
-    _write_record(record, key, manager, plan, None)
-    return env
-
-
-def _write_record(record: Path, key: str, manager: EnvManager, plan: EnvPlan, exc: EnvSetupError | None) -> None:
-    path = manager.cache_dir / key / "attempt.json"
-    attempt = json.loads(path.read_text()) if path.is_file() else {"plan": json.loads(plan.model_dump_json())}
-    if exc is not None:
-        attempt.setdefault("outcome", "failed")
-        attempt["error"], attempt["failed_step"] = str(exc), exc.step or attempt.get("failed_step", "")
-        attempt["log_tail"] = exc.log_tail or attempt.get("log_tail", "")
-    tmp = record.with_suffix(".tmp")
-    tmp.write_text(json.dumps({"env_key": key, **attempt}, indent=1))
-    tmp.replace(record)
-
-
-@dataclass
-class Attempt:
-    """One build of a plan: what each step did."""
-
-    plan: EnvPlan
-    outcome: str = "ok"  # ok | failed
-    failed_step: str = ""
-    error: str = ""
-    log_tail: str = ""
-    seconds: float = 0.0
-    installer: str = "uv"
-    steps: list[dict] = field(default_factory=list)
-    reason: str = "env_setup_failed"  # or registry_unreachable: <registry>
 
 
 class EnvManager:
@@ -201,8 +132,8 @@ class EnvManager:
         h = hashlib.sha256()
         h.update(json.dumps([version, LAYOUT, self.config.model_dump(
             include={"system_site_packages", "inherit_site_packages", "test_requirements", "installer"}),
-            plan.key_material(), *([mirrors_key(self.config.mirrors)] if self.config.mirrors.any() else [])],
-            sort_keys=True).encode())
+            plan.key_material(), *([mirrors_key(self.config.mirrors)] if self.config.mirrors.any() else []),
+            tool_stamp([self.uv] if self.uv else [])], sort_keys=True).encode())  # the installer that builds it
         for path in dependency_files(repo):
             h.update(str(path.relative_to(repo)).encode() + b"\0" + path.read_bytes() + b"\0")
         return h.hexdigest()[:16]
@@ -219,30 +150,16 @@ class EnvManager:
     # -- building ------------------------------------------------------------------------
     def ensure(self, repo: Path, retry_failed: bool = False, plan: EnvPlan | None = None,
                name: str = "") -> PythonEnv:
-        """The environment for ``repo`` (built from ``plan``, default ``self.plan(repo)``) on first use."""
+        """The environment for ``repo`` (built from ``plan``, default ``self.plan(repo)``) on first
+        use, in the env cache (``datagen/sandbox/envs/cache.py``) under its key."""
         plan = plan or self.plan(repo, name)
-        key = self.key(repo, plan)
-        target = self.cache_dir / key
-        self.cache_dir.mkdir(parents=True, exist_ok=True)
-        with open(self.cache_dir / f"{key}.lock", "w") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)  # one builder per key; others wait, then reuse
-            failed = target / "failed.json"
-            if failed.exists() and not retry_failed:
-                info = json.loads(failed.read_text())
-                raise EnvSetupError(f"{info['error']} (recorded in {failed}; not retried)",
-                                    info.get("log_tail", ""), info.get("step", ""), info.get("reason", ""))
-            if not (target / "ok.json").exists():
-                shutil.rmtree(target, ignore_errors=True)
-                target.mkdir()
-                attempt = self.build(repo, target, plan)
-                if attempt.outcome != "ok":
-                    raise EnvSetupError(attempt.error, attempt.log_tail, attempt.failed_step, attempt.reason)
+        target = ensure_cached(self.cache_dir, self.key(repo, plan), repo, plan,
+                               lambda target, attempt: self.build(repo, target, plan, attempt), retry_failed)
         return self._env(target)
 
     def attempt_of(self, repo: Path, plan: EnvPlan | None = None) -> dict | None:
         """The stored ``attempt.json`` of the env ``repo`` (with ``plan``) has or would have."""
-        path = self.cache_dir / self.key(repo, plan) / "attempt.json"
-        return json.loads(path.read_text()) if path.is_file() else None
+        return read_attempt(self.cache_dir / self.key(repo, plan))
 
     def _env(self, target: Path) -> PythonEnv:
         venv = target / "venv"
@@ -256,50 +173,28 @@ class EnvManager:
                          pins=list(info.get("pins", [])), version=version,
                          import_roots=tuple(info.get("import_roots", [])))
 
-    def build(self, repo: Path, target: Path, plan: EnvPlan) -> Attempt:
-        """Run ``plan`` into ``target`` (an empty folder); ``ok.json`` or ``failed.json`` says
-        how it went, ``attempt.json`` what each step did."""
-        builder = _Builder(self, repo, target, plan)
-        attempt = builder.run()
-        held: list[str] = []
-        if attempt.outcome == "ok":
-            digests = source_digests(repo)
-            leaks = env_leaks(target, repo, digests=digests)
-            held = held_copies(leaks, digests) or []
-            if leaks and not held:  # never a silent pass: the env would hand every task of the repo its answer
-                attempt.outcome, attempt.reason, attempt.failed_step = "failed", LEAK_REASON, "leak check"
-                attempt.error = leak_detail(leaks)
-                attempt.log_tail = "\n".join(map(str, leaks))[-LOG_TAIL:]
-                shutil.rmtree(target / "venv", ignore_errors=True)
-        record = {"plan": json.loads(plan.model_dump_json()), "outcome": attempt.outcome,
-                  **({"reason": attempt.reason} if attempt.outcome != "ok" else {}),
-                  "failed_step": attempt.failed_step, "error": attempt.error, "log_tail": attempt.log_tail,
-                  "seconds": attempt.seconds, "installer": attempt.installer, "steps": attempt.steps}
-        (target / "attempt.json").write_text(json.dumps(record, indent=1))
-        if attempt.outcome == "ok":
-            (target / "ok.json").write_text(json.dumps(
-                {"dependency_files": [str(p.relative_to(repo)) for p in dependency_files(repo)],
-                 "python": builder.version, "base_prefix": builder.prefix, "env": plan.env,
-                 "installer": attempt.installer, "seconds": attempt.seconds, "pins": builder.pins,
-                 "import_roots": builder.import_roots, "held": held}))
-        else:
-            (target / "failed.json").write_text(json.dumps(
-                {"error": attempt.error, "step": attempt.failed_step, "log_tail": attempt.log_tail,
-                 "reason": attempt.reason, "at": time.time()}))
-        return attempt
+    def build(self, repo: Path, target: Path, plan: EnvPlan, attempt: Attempt) -> dict:
+        """Run ``plan`` into ``target`` (an empty folder), each step kept in ``attempt``; what
+        ``ok.json`` keeps of a ready env (the cache writes it, or ``failed.json``)."""
+        builder = _Builder(self, repo, target, plan, attempt)
+        builder.run()
+        return {"dependency_files": [str(p.relative_to(repo)) for p in dependency_files(repo)],
+                "python": builder.version, "base_prefix": builder.prefix, "env": plan.env,
+                "installer": attempt.installer, "pins": builder.pins, "import_roots": builder.import_roots}
 
 
 class _Builder:
     """One build of one plan (uv, or pip when uv is missing or not wanted)."""
 
-    def __init__(self, manager: EnvManager, repo: Path, target: Path, plan: EnvPlan):
+    def __init__(self, manager: EnvManager, repo: Path, target: Path, plan: EnvPlan, attempt: Attempt):
         self.m, self.repo, self.target, self.plan = manager, repo, target, plan
         self.exe, self.prefix, self.version = manager._base(plan)
         self.uv = manager.uv
-        self.log: list[str] = []
+        self.log = BuildLog(manager.sandbox, manager.limits, target, attempt)
         self.pins: list[str] = []
         self.import_roots: list[str] = []
-        self.attempt = Attempt(plan=plan, installer="uv" if self.uv else "pip")
+        self.attempt = attempt
+        attempt.installer = "uv" if self.uv else "pip"
         self.venv = target / "venv"
         self.py = str(self.venv / "bin" / "python")
         self.ro = [Path(self.prefix), *map(Path, manager.config.inherit_site_packages)]
@@ -318,24 +213,13 @@ class _Builder:
             self.scratch["PIP_CACHE_DIR"] = str(target / ".pip-cache")
 
     def _run(self, name: str, cmd: list[str]) -> tuple[bool, str]:
-        started = time.time()
-        result = self.m.sandbox.run(cmd, self.target, self.m.limits, env=self.scratch, ro_paths=self.ro)
+        result, why = self.log.run(name, cmd, self.scratch, self.ro)
         out = f"{result.stdout}{result.stderr}"
-        self.log.append(f"$ {' '.join(cmd)}\n{out}")
-        ok = result.exit_code == 0 and result.limit_hit is None
-        why = "" if ok else (f"limit {result.limit_hit}" if result.limit_hit else f"exit {result.exit_code}")
-        self.attempt.steps.append({"name": name, "ok": ok, "seconds": round(time.time() - started, 2),
-                                   **({"why": why} if why else {})})
-        return ok, why + (f": {last_error(out)}" if not ok and last_error(out) else "")
+        return not why, why + (f": {last_error(out)}" if why and last_error(out) else "")
 
     def _fail(self, name: str, why: str) -> Attempt:
-        self.attempt.outcome, self.attempt.failed_step = "failed", name
-        registry = unreachable_registry(self.log[-1]) if self.log else None
-        if registry:  # the machine's reach, not the repo: said in those words
-            self.attempt.reason = f"registry_unreachable: {registry}"
-        self.attempt.error = f"{name} failed ({why.split(':')[0]})" + (f": {why.split(': ', 1)[1]}" if ": " in why
-                                                                        else "")
-        self.attempt.log_tail = "\n".join(self.log)[-LOG_TAIL:]
+        error = f"{name} failed ({why.split(':')[0]})" + (f": {why.split(': ', 1)[1]}" if ": " in why else "")
+        self.log.fail(name, error, self.log.lines[-1] if self.log.lines else "")
         return self.attempt
 
     def _install(self, args: list[str]) -> list[str]:
@@ -344,7 +228,6 @@ class _Builder:
         return [self.py, "-m", "pip", "install", "--disable-pip-version-check", "-q", *args]
 
     def run(self) -> Attempt:
-        started = time.time()
         (self.target / ".tmp").mkdir(exist_ok=True)
         cache = _SharedCache(self.m.cache_dir, self.target) if self.uv else None
         try:
@@ -354,7 +237,6 @@ class _Builder:
                 cache.give_back()
             for leftover in ("src", ".tmp", ".pip-cache", UV_CACHE):
                 shutil.rmtree(self.target / leftover, ignore_errors=True)
-        result.seconds = round(time.time() - started, 2)
         return result
 
     def _steps(self) -> Attempt:

@@ -53,7 +53,10 @@ from datagen.sandbox.envs.python.sources import (
 # tox factors that name a pure-Python variant of the test env (no C extension built)
 PURE_FACTORS = frozenset({"python", "pure", "purepython", "nocext", "noext"})
 DEFAULT_PYTHONS = ("python3.13", "python3.12", "python3.11", "python3.10", "python3")
-TEST_DIRS = ("tests", "test", "testing", "t")
+# Where the rules look for the imports of a repo's tests (the test dependencies a plan adds):
+# wider than the test-file rule (``harness/protect.py``, a floor above), since a module that
+# only unittest discovery finds (``test*.py``) or a ``t/`` folder also names what tests import.
+_TEST_IMPORT_DIRS = ("tests", "test", "testing", "t")
 # Options in pytest's addopts (or tox commands) that need a plugin.
 _ADDOPT_PLUGINS = {"--cov": "pytest-cov", "-n": "pytest-xdist", "--numprocesses": "pytest-xdist",
                    "--timeout": "pytest-timeout", "--benchmark": "pytest-benchmark", "--mypy": "pytest-mypy",
@@ -594,7 +597,7 @@ def _test_files(src: Path) -> list[Path]:
             continue
         name = path.name
         if name.startswith("test") or name.endswith("_test.py") or name == "conftest.py" or \
-                any(p in TEST_DIRS for p in rel[:-1]):
+                any(p in _TEST_IMPORT_DIRS for p in rel[:-1]):
             out.append(path)
     return out[:2000]
 

@@ -19,7 +19,8 @@ import shlex
 from importlib import resources
 from pathlib import Path
 
-from datagen.sandbox.harness.profiles.base import conventional_test_file, repo_files
+from datagen.sandbox.harness import protect
+from datagen.sandbox.harness.profiles.base import repo_files
 
 WITHOUT = "without "  # the plan's ``fallback``: ``without <name> <name>``
 MAX_ROUNDS = 3  # npm ci runs at most this many times more, each without what the last one failed for
@@ -100,7 +101,7 @@ def droppable(src: Path, names: list[str], runner_tool: str) -> tuple[list[str],
 def _run_files(src: Path, limit: int = 300) -> list[Path]:
     """The repo's test files and the config files of a test run (none under node_modules)."""
     def keep(rel: str) -> bool:
-        return bool(_CONFIG.match(rel.rsplit("/", 1)[-1])) or rel.endswith(_CODE) and conventional_test_file(rel)
+        return bool(_CONFIG.match(rel.rsplit("/", 1)[-1])) or rel.endswith(_CODE) and protect.is_test_file(rel)
 
     return repo_files(src, keep, limit)
 

@@ -32,7 +32,8 @@ from functools import lru_cache
 from pathlib import Path
 
 from datagen.records.env import EnvPlan, InstallStep
-from datagen.sandbox.harness.profiles.base import EnvContext, ProfileEnv, cached_env, copy_source
+from datagen.sandbox.harness.profiles._env import cached_env, copy_source
+from datagen.sandbox.harness.profiles.base import EnvContext, Profile, ProfileEnv
 
 MODE_FILE = "mode.json"
 SYSTEM = "system"  # the plan's ``fallback`` when a Gemfile could not be installed: the machine's gems
@@ -271,3 +272,24 @@ def ruby_eval_prefix(plan: EnvPlan) -> list[str]:
                 'export RUBYLIB="$NB${RUBYLIB:+:$RUBYLIB}"']
     return [*shims, 'B="$(command -v bundle || ls /usr/bin/bundle[0-9]* 2>/dev/null | tail -n 1)"',
             'RUN=""; if [ -f Gemfile.lock ] && [ -n "$B" ]; then RUN="$B exec"; fi']
+
+
+class RubyProfile(Profile):
+    """What the RSpec and minitest profiles share: the language, the image, the env (Bundler's,
+    with the gem stand-ins) and its setup lines (a base, not registered itself)."""
+
+    language = "ruby"
+    source_langs = ("ruby",)
+    env_tools = ("bundle", "gem")
+    image, image_default = "ruby:{version}", "ruby:3"
+    env_version = 2  # 2: the env holds the stand-ins for coverage, debug and reporter gems
+    tool_gem = ""  # the gem of the test tool a replay on the machine's gems installs where missing
+
+    def dependency_files(self, src: Path) -> list[str]:
+        return ruby_dependency_files(src)
+
+    def ensure_env(self, src: Path, plan: EnvPlan, ctx: EnvContext) -> ProfileEnv:
+        return ensure_ruby_env(self, src, plan, ctx)
+
+    def setup_commands(self, plan: EnvPlan) -> list[str]:
+        return ruby_setup_lines(plan)

@@ -17,25 +17,25 @@ The runner name a task stores (``TaskRecord.runner``) is the profile's ``name``.
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import json
 import os
 import shlex
 import shutil
-import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, ClassVar
 
-from datagen.errors import SkipItem
+from datagen.errors import SkipItem, UserError
 from datagen.records.env import EnvPlan
-from datagen.sandbox.harness.protect import guard_lines
+from datagen.sandbox.envs.tools import tool_stamp
+from datagen.sandbox.harness import protect
 
 if TYPE_CHECKING:
     from datagen.config.sandbox import EnvConfig, SandboxLimits
     from datagen.records.tasks import RunResult, TestStatus
+    from datagen.sandbox.envs.docker import ImageSetup
     from datagen.sandbox.isolation.base import Sandbox
 
 TestResults = dict[str, "TestStatus"]
@@ -89,14 +89,11 @@ class Profile:
     language: ClassVar[str] = ""  # the task's language label: python, javascript, typescript, go, rust, ...
     source_langs: ClassVar[tuple[str, ...]] = ()  # crawl languages (ListedFile.lang) strategies may target
     tools: ClassVar[dict[str, str]] = {}  # executable -> Debian package that provides it
+    env_tools: ClassVar[tuple[str, ...]] = ()  # executables an env build uses where present (in its key)
     priority: ClassVar[int] = 100  # detection order: lower is asked first (ties: by name)
     report: ClassVar[str] = REPORT + ".xml"  # where a test run writes its report, in the working copy
     covers_lines: ClassVar[bool] = False  # per-test line coverage (``coverage``) is implemented
     env_version: ClassVar[int] = 1  # raise it when ``ensure_env`` starts writing a different env folder
-    # The env is ``EnvManager``'s (``datagen/sandbox/envs/python/manager.py``): the recipe's user plans
-    # (``env.plan`` / ``env.overrides``) apply, each build attempt keeps its steps, and the tasks
-    # build keeps a record per repo (``envs/<repo>.json``) for the ``repo_envs`` table.
-    keeps_env_record: ClassVar[bool] = False
     # The teacher's env repair (``synth/env_repair.py``) knows how to change this profile's plans.
     repairable: ClassVar[bool] = False
     # A test run needs the env ``ensure_env`` built (no run on the profile's defaults).
@@ -105,10 +102,6 @@ class Profile:
     # the plan's toolchain (major.minor), and the image when the plan names no version.
     image: ClassVar[str] = ""
     image_default: ClassVar[str] = ""
-    # An exported task's container (Harbor) made from the source alone, without the plan: its
-    # base image and the RUN line that installs the repo's dependencies ('' : not exported).
-    export_image: ClassVar[str] = ""
-    export_install: ClassVar[str] = ""
 
     # --- detection -------------------------------------------------------------------------
     def detect(self, src: Path, paths: list[str]) -> bool:
@@ -116,8 +109,9 @@ class Profile:
         raise NotImplementedError
 
     def is_test_file(self, path: str) -> bool:
-        """Test code by this ecosystem's conventions (strategies never target it)."""
-        return conventional_test_file(path)
+        """Test code by this ecosystem's conventions (strategies never target it): the one rule
+        of ``datagen/sandbox/harness/protect.py``, which a profile may only narrow."""
+        return protect.is_test_file(path)
 
     def looks_for(self) -> str:
         """What ``detect`` looks for, in a few words (a repo no profile claims says so)."""
@@ -146,15 +140,34 @@ class Profile:
 
     def env_key(self, src: Path, plan: EnvPlan) -> str:
         """The env cache key: the plan, the dependency files' content, the tools that build
-        it (``tool_stamp``: an env built while Composer was missing is not reused once it is
-        installed) and, once a profile changes what its env folder holds, its ``env_version``
-        (older envs are then rebuilt)."""
-        version = f"v{self.env_version}\0" if self.env_version > 1 else ""  # v1: the keys of before
-        tools = [*self.tools, *(s.args[0] for s in plan.install if s.kind == "command" and s.args)]
-        h = hashlib.sha256(f"{self.name}\0{plan.key_material()}\0{version}{tool_stamp(tools)}".encode())
+        the env (``build_tools``, name and version: an env built while Composer was missing is
+        not reused once it is installed) and, once a profile changes what its env folder
+        holds, its ``env_version``."""
+        version = f"v{self.env_version}\0" if self.env_version > 1 else ""
+        h = hashlib.sha256(f"{self.name}\0{plan.key_material()}\0{version}".encode())
+        h.update(tool_stamp(self.build_tools(plan)).encode() + b"\0")
         for rel in self.dependency_files(src):
             h.update(rel.encode() + b"\0" + (src / rel).read_bytes() + b"\0")
         return h.hexdigest()[:16]
+
+    def build_tools(self, plan: EnvPlan) -> tuple[str, ...]:
+        """The executables whose presence and version shape the env ``plan`` builds: the
+        profile's ``tools`` and ``env_tools``, and the one each of the plan's command steps
+        starts (``composer``; a repo's own script, ``./gradlew``, is no tool)."""
+        commands = [s.args[0] for s in plan.install if s.kind == "command" and s.args]
+        return (*self.tools, *self.env_tools, *commands)
+
+    def env_name(self, src: Path, plan: EnvPlan, config: EnvConfig) -> str:
+        """The env's folder under the env cache: ``<profile>-<key>`` (the recipe's mirrors in it)."""
+        from datagen.sandbox.envs.mirrors import keyed
+
+        return f"{self.name}-{keyed(self.env_key(src, plan), config.mirrors)}"
+
+    def configured_plan(self, src: Path, config: EnvConfig, name: str = "") -> EnvPlan:
+        """The plan the recipe's ``env`` section gives the repo ``name`` at ``src`` (what the
+        tasks build and ``datagen env`` use): the rules' (``plan``) unless the profile reads
+        user plans from it."""
+        return self.plan(src)
 
     def dependency_files(self, src: Path) -> list[str]:
         """Repo-relative files whose content decides the environment (lock files, manifests)."""
@@ -162,8 +175,13 @@ class Profile:
 
     def ensure_env(self, src: Path, plan: EnvPlan, ctx: EnvContext) -> ProfileEnv:
         """The environment of ``plan`` for the repo at ``src``, built on first use
-        (raises ``datagen.sandbox.envs.python.manager.EnvSetupError`` when it cannot be)."""
+        (raises ``datagen.sandbox.envs.cache.EnvSetupError`` when it cannot be)."""
         return ProfileEnv(self.name, plan)
+
+    def wrap_env(self, env: object, plan: EnvPlan) -> ProfileEnv:
+        """An env this profile's builder made outside ``ensure_env`` (or one named by hand)
+        as a ``ProfileEnv`` (only a profile whose builder hands out its own env kind has one)."""
+        raise TypeError(f"{self.name}: no env of type {type(env).__name__}")
 
     def run_env(self, env: ProfileEnv, workdir: Path) -> dict[str, str]:
         """Variables of one test run in ``workdir``."""
@@ -255,12 +273,22 @@ class Profile:
         """Dockerfile lines after ``FROM`` that add the tools the base image lacks."""
         return []
 
+    def image_setup(self, plan: EnvPlan, workdir: str = "/repo") -> ImageSetup:
+        """What a task's image holds (``datagen/sandbox/envs/docker.py``), the source in
+        ``workdir``: the base image, the tools it lacks, the task's ``setup_script`` as one RUN."""
+        from datagen.sandbox.envs.docker import ImageSetup, setup_heredoc
+
+        return ImageSetup(self.docker_image(plan), self.image_tools(plan),
+                          install=setup_heredoc(plan, self.setup_script(plan)), cmd=list(plan.test_command))
+
     def dockerfile(self, plan: EnvPlan, repo: str = "repo") -> str:
         """``plan`` as a Dockerfile (build context: the repo's working copy): the base image,
-        the plan's variables and the task's ``setup_script`` as its one RUN step."""
-        from datagen.sandbox.envs.docker import render_dockerfile
+        the plan's variables and the setup (``image_setup``)."""
+        from datagen.sandbox.envs.docker import repo_dockerfile
 
-        return render_dockerfile(self, plan, repo)
+        if not self.docker_image(plan):
+            raise UserError(f"profile {self.name!r} names no base image for a Dockerfile")
+        return repo_dockerfile(self.image_setup(plan), plan, repo)
 
     def pins_of(self, setup_script: str) -> list[str]:
         """The exact versions (``EnvPlan.pins``) a ``setup_script`` of this profile installs
@@ -278,7 +306,7 @@ class Profile:
         PASS_TO_PASS) with the repo's own tools, offline; exit 0 only when all of them pass.
         With the task's ``base_commit`` it first fails (exit 3) a checkout whose test files
         or test config differ from the task's (``sandbox.protect``)."""
-        guard = guard_lines(base_commit) if base_commit else []
+        guard = protect.guard_lines(base_commit) if base_commit else []
         return _script("Runs the task's FAIL_TO_PASS and PASS_TO_PASS tests; exit 0 only when all pass.",
                        plan, [*guard, *self.eval_commands(plan, sorted(set(tests)))])
 
@@ -341,45 +369,6 @@ def ids_file(tests: list[str], path: str = IDS_FILE) -> list[str]:
     return [f"cat > {path} <<'DATAGEN_IDS_EOF'", *tests, "DATAGEN_IDS_EOF"]
 
 
-TEST_DIRS = frozenset({"tests", "test", "testing", "__tests__", "spec", "testdata"})
-_TEST_SUFFIXES = ("_test.py", "_test.go", "_spec.rb", "_test.rb", "Test.java", "Tests.java", "Test.php")
-_JS_EXTS = (".js", ".mjs", ".cjs", ".ts", ".tsx", ".jsx", ".mts", ".cts")
-
-
-def unittest_name(name: str) -> bool:
-    """A Python test file's name: pytest's ``test_*.py``, or unittest discovery's ``testfoo.py``
-    (no underscore after ``test``: ``testing_utils.py`` is a helper)."""
-    return name.endswith(".py") and name.startswith("test") and (name.startswith("test_") or "_" not in name)
-
-
-def conventional_test_file(path: str) -> bool:
-    """Test code by the common conventions of the ecosystems datagen knows (test folders,
-    ``test_*.py`` / ``testfoo.py`` (``unittest_name``), ``*_test.go``, ``*.test.ts``, ``*.spec.js``, ...)."""
-    p = PurePosixPath(path)
-    name = p.name
-    if name == "conftest.py" or unittest_name(name) or name.endswith(_TEST_SUFFIXES):
-        return True
-    if any(part in TEST_DIRS for part in p.parts[:-1]):
-        return True
-    return any(name.endswith(f".{kind}{ext}") for kind in ("test", "spec") for ext in _JS_EXTS)
-
-
-def tool_stamp(tools: list[str]) -> str:
-    """Which of ``tools`` are on PATH here and which build of each (its real path, size and
-    modification time, so an upgrade changes it too): the part of an env's key that
-    records the tools that built it."""
-    out = []
-    for tool in sorted({t for t in tools if "/" not in t}):  # a repo's own script (./gradlew) is no tool
-        found = shutil.which(tool)
-        if found is None:
-            out.append(f"{tool}=-")
-            continue
-        real = os.path.realpath(found)
-        st = os.stat(real)
-        out.append(f"{tool}={real}:{st.st_size}:{st.st_mtime_ns}")
-    return "tools:" + ";".join(out)
-
-
 def read_json(path: Path) -> object:
     """A JSON file's content, or None when it is missing or not JSON."""
     try:
@@ -415,86 +404,3 @@ def links_into(workdir: Path, links: Mapping[str, str]) -> None:
         if not link.exists() and not link.is_symlink():
             link.parent.mkdir(parents=True, exist_ok=True)
             link.symlink_to(target)
-
-
-LOG_TAIL = 4000
-
-
-def cached_env(profile: Profile, src: Path, plan: EnvPlan, ctx: EnvContext,
-               build: Callable[[Path, Callable[..., bool]], None]) -> Path:
-    """The env folder ``<cache>/<profile>-<key>``, made by ``build(target, step)`` on first use.
-
-    One builder per key (a file lock; others wait, then reuse); a failed build is recorded
-    (``failed.json`` with the log tail) and not retried unless ``ctx.retry_failed``. A built
-    env that holds a copy of the project's code files fails (``env_holds_source``, emptied);
-    one that holds copies of a few (a dependency vendors them) keeps their paths in
-    ``ok.json``'s ``held`` (``datagen/sandbox/envs/leaks.py``).
-    ``step(name, argv, cwd, env=None, ro_paths=(), check=True)`` runs one install command in
-    the sandbox with the network on (writable: the env folder only; ``cwd`` lies inside it)
-    and raises ``EnvSetupError`` when a checked one fails.
-    """
-    from datagen.sandbox.envs.leaks import LEAK_REASON, env_leaks, held_copies, leak_detail, source_digests
-    from datagen.sandbox.envs.mirrors import keyed, mirror_env, unreachable_registry
-    from datagen.sandbox.envs.python.manager import EnvSetupError
-    from datagen.sandbox.harness.parsers import runner_words
-
-    key = keyed(profile.env_key(src, plan), ctx.config.mirrors)
-    mirrors = mirror_env(ctx.config.mirrors)
-    target = ctx.cache_dir / f"{profile.name}-{key}"
-    ctx.cache_dir.mkdir(parents=True, exist_ok=True)
-    with open(ctx.cache_dir / f"{profile.name}-{key}.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        failed = target / "failed.json"
-        if failed.exists() and not ctx.retry_failed:
-            info = json.loads(failed.read_text())
-            raise EnvSetupError(f"{info['error']} (recorded in {failed}; not retried)", info.get("log_tail", ""),
-                                info.get("step", ""), reason=info.get("reason", ""))
-        if (target / "ok.json").exists():
-            return target
-        shutil.rmtree(target, ignore_errors=True)
-        target.mkdir(parents=True)
-        log: list[str] = []
-        started = time.time()
-
-        def step(name: str, argv: list[str], cwd: Path, env: Mapping[str, str] | None = None,
-                 ro_paths: tuple[Path, ...] = (), check: bool = True) -> bool:
-            # the sandbox may write only its working copy: that is the whole env folder, and
-            # the command starts in ``cwd`` inside it
-            inner = ["sh", "-c", 'cd "$1" && shift && exec "$@"', "sh", str(cwd), *argv]
-            run_env = {**mirrors, **(env or {})}  # the recipe's mirrors, unless the profile set its own
-            result = ctx.sandbox.run(inner, target, ctx.limits, env=run_env, ro_paths=ro_paths)
-            log.append(f"$ {shlex.join(argv)}\n{result.stdout}{result.stderr}")
-            ok = result.exit_code == 0 and result.limit_hit is None
-            if not ok and check:
-                why = f"limit {result.limit_hit}" if result.limit_hit else f"exit {result.exit_code}"
-                last = runner_words(result.stdout + "\n" + result.stderr)
-                error = f"{name} failed ({why})" + (f": {last}" if last else "")
-                tail = "\n".join(log)[-LOG_TAIL:]
-                registry = unreachable_registry(result.stdout + "\n" + result.stderr)
-                reason = f"registry_unreachable: {registry}" if registry else "env_setup_failed"
-                failed.write_text(json.dumps({"error": error, "log_tail": tail, "reason": reason, "step": name,
-                                              "at": started}))
-                raise EnvSetupError(error, tail, name, reason=reason)
-            return ok
-
-        build(target, step)
-        digests = source_digests(src)
-        leaks = env_leaks(target, src, digests=digests)
-        held = held_copies(leaks, digests) or []
-        if leaks and not held:  # never a silent pass: the env would hand every task of the repo its answer
-            error, tail = leak_detail(leaks), "\n".join(map(str, leaks))[-LOG_TAIL:]
-            for entry in target.iterdir():  # nothing of it stays readable
-                shutil.rmtree(entry) if entry.is_dir() and not entry.is_symlink() else entry.unlink()
-            failed.write_text(json.dumps({"error": error, "log_tail": tail, "reason": LEAK_REASON,
-                                          "step": "leak check", "at": started}))
-            raise EnvSetupError(error, tail, "leak check", reason=LEAK_REASON)
-        (target / "ok.json").write_text(json.dumps(
-            {"profile": profile.name, "plan": plan.model_dump(mode="json"), "held": held,
-             "seconds": round(time.time() - started, 2)}, sort_keys=True))
-    return target
-
-
-def copy_source(src: Path, dest: Path, skip: tuple[str, ...] = (".git",)) -> Path:
-    """A copy of the repo to install from (installers write into the folder they run in)."""
-    shutil.copytree(src, dest, symlinks=True, ignore=shutil.ignore_patterns(*skip))
-    return dest

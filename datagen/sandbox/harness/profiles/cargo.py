@@ -16,21 +16,17 @@ import shutil
 import subprocess
 import tomllib
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from datagen.records.env import EnvPlan, InstallStep
 from datagen.sandbox.harness.checks import check_text
-from datagen.sandbox.harness.profiles.base import (
-    EnvContext,
-    Profile,
-    ProfileEnv,
-    TestResults,
-    ToolchainMissing,
-    cached_env,
-    copy_source,
-    fitting,
-)
+from datagen.sandbox.harness.profiles._env import cached_env, copy_source
+from datagen.sandbox.harness.profiles.base import Profile, ProfileEnv, TestResults, ToolchainMissing, fitting
 from datagen.sandbox.harness.profiles.registry import register
 from datagen.sandbox.isolation.base import DEFAULT_PATH
+
+if TYPE_CHECKING:
+    from datagen.sandbox.harness.profiles.base import EnvContext
 
 TEST_ARGS = ["test", "--no-fail-fast", "--tests"]
 

@@ -34,18 +34,11 @@ from functools import lru_cache
 from pathlib import Path, PurePosixPath
 
 from datagen.records.env import EnvPlan, InstallStep
+from datagen.sandbox.harness import protect
 from datagen.sandbox.harness.parsers import CASE_SEP, parse_ctest_junit
+from datagen.sandbox.harness.profiles._env import cached_env, copy_source
 from datagen.sandbox.harness.profiles._replay import cmake_regex, ctest_check
-from datagen.sandbox.harness.profiles.base import (
-    EnvContext,
-    Profile,
-    ProfileEnv,
-    TestResults,
-    cached_env,
-    conventional_test_file,
-    copy_source,
-    fitting,
-)
+from datagen.sandbox.harness.profiles.base import EnvContext, Profile, ProfileEnv, TestResults, fitting
 from datagen.sandbox.harness.profiles.registry import register
 
 BUILD = "_datagen_build"
@@ -209,7 +202,7 @@ class CMakeProfile(Profile):
         ``_``/``-``/``.``-separated words is a test word (``src/test_lib_json/``, ``unit-tests/``):
         C/C++ projects name their test folders so, and a break there is fixed in the tests."""
         folders = PurePosixPath(path).parts[:-1]
-        return conventional_test_file(path) or any(
+        return protect.is_test_file(path) or any(
             _TEST_WORDS.intersection(re.split(r"[_.\-]", part.lower())) for part in folders)
 
     def task_language(self, src: Path | None = None) -> str:

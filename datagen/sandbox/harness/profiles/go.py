@@ -30,15 +30,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from datagen.records.env import EnvPlan, InstallStep
-from datagen.sandbox.harness.profiles.base import (
-    EnvContext,
-    Profile,
-    ProfileEnv,
-    TestResults,
-    cached_env,
-    copy_source,
-    fitting,
-)
+from datagen.sandbox.harness.profiles._env import cached_env, copy_source
+from datagen.sandbox.harness.profiles.base import EnvContext, Profile, ProfileEnv, TestResults, fitting
 from datagen.sandbox.harness.profiles.registry import register
 from datagen.sandbox.isolation.base import DEFAULT_PATH
 

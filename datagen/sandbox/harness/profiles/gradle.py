@@ -19,24 +19,19 @@ import shutil
 from pathlib import Path
 
 from datagen.records.env import EnvPlan, InstallStep
-from datagen.sandbox.envs.python.manager import EnvSetupError
-from datagen.sandbox.harness.parsers import parse_jvm_junit
+from datagen.sandbox.envs.cache import EnvSetupError
+from datagen.sandbox.harness.profiles._env import cached_env, copy_source
 from datagen.sandbox.harness.profiles._replay import junit_check
 from datagen.sandbox.harness.profiles.base import (
     EnvContext,
-    Profile,
     ProfileEnv,
-    TestResults,
     ToolchainMissing,
-    cached_env,
-    copy_source,
     fitting,
 )
 from datagen.sandbox.harness.profiles.maven import (
     FAST_JVM,
-    is_java_test_file,
+    JvmProfile,
     java_etc,
-    java_major_of,
     java_plan_fields,
     java_request,
 )
@@ -68,22 +63,19 @@ def gradle_filters(tests: list[str]) -> list[str]:
 
 
 @register
-class GradleProfile(Profile):
+class GradleProfile(JvmProfile):
     """A Gradle build (``build.gradle[.kts]`` at the root) with tests under ``src/test``."""
 
     name = "gradle"
-    language = "java"
     source_langs = ("java", "kotlin")
     tools = {"java": "default-jdk-headless"}
+    env_tools = ("gradle",)
     priority = 55
-    report = ".datagen-report.xml"
+    image = "gradle:jdk{version}"
 
     def detect(self, src: Path, paths: list[str]) -> bool:
         built = any((src / b).is_file() for b in BUILD_FILES)
         return built and any(p.endswith((".java", ".kt")) and "/src/test/" in f"/{p}" for p in paths)
-
-    def is_test_file(self, path: str) -> bool:
-        return is_java_test_file(path)
 
     def dependency_files(self, src: Path) -> list[str]:
         names = [*BUILD_FILES, "settings.gradle", "settings.gradle.kts", "gradle.properties",
@@ -126,19 +118,7 @@ class GradleProfile(Profile):
         cmd = [launcher, *GRADLE_FLAGS, "--offline", "--continue", "test", *(gradle_filters(tests) if tests else [])]
         return ["sh", "-c", f"{prep}{shlex.join(cmd)}; rc=$?; {REPORTS} | xargs -r cat > {self.report}; exit $rc"]
 
-    def parse(self, text: str) -> TestResults:
-        return parse_jvm_junit(text)
-
-    def test_files(self, tests: list[str]) -> list[str]:
-        from datagen.sandbox.harness.profiles.maven import java_test_files
-
-        return java_test_files(tests)
-
     # --- replay -------------------------------------------------------------------------
-    def docker_image(self, plan: EnvPlan) -> str:
-        major = java_major_of(plan)
-        return f"gradle:jdk{major}" if major else "gradle:jdk21"
-
     def setup_commands(self, plan: EnvPlan) -> list[str]:
         return [f"{shlex.join(step.args)} || exit 1" for step in plan.install]
 

@@ -23,18 +23,11 @@ from functools import lru_cache
 from pathlib import Path
 
 from datagen.records.env import EnvPlan, InstallStep
+from datagen.sandbox.harness import protect
 from datagen.sandbox.harness.parsers import parse_jvm_junit
+from datagen.sandbox.harness.profiles._env import cached_env, copy_source
 from datagen.sandbox.harness.profiles._replay import junit_check
-from datagen.sandbox.harness.profiles.base import (
-    EnvContext,
-    Profile,
-    ProfileEnv,
-    TestResults,
-    cached_env,
-    conventional_test_file,
-    copy_source,
-    fitting,
-)
+from datagen.sandbox.harness.profiles.base import EnvContext, Profile, ProfileEnv, TestResults, fitting
 from datagen.sandbox.harness.profiles.registry import register
 
 REPORTS = "find . -path '*/target/surefire-reports/TEST-*.xml' -type f | sort | xargs -r cat"
@@ -139,7 +132,7 @@ def java_test_files(tests: list[str], root: str = "src/test/java") -> list[str]:
 
 def is_java_test_file(path: str) -> bool:
     """Maven/Gradle test sources (``src/test/``, integration tests in ``src/it/``) or the usual names."""
-    return any(d in f"/{path}" for d in ("/src/test/", "/src/it/")) or conventional_test_file(path)
+    return any(d in f"/{path}" for d in ("/src/test/", "/src/it/")) or protect.is_test_file(path)
 
 
 def seed_repository(cache_dir: Path) -> Path | None:
@@ -172,22 +165,40 @@ def mirror_settings(seed: Path) -> str:
             f"      <url>{seed.resolve().as_uri()}</url>\n    </mirror>\n  </mirrors>\n</settings>\n")
 
 
-@register
-class MavenProfile(Profile):
-    """A Maven project (``pom.xml`` at the root) with tests under ``src/test``."""
+class JvmProfile(Profile):
+    """What the Maven and Gradle profiles share: JUnit XML reports, test files by Java's
+    conventions, and an image of the build tool at the plan's Java release (a base, not
+    registered itself)."""
 
-    name = "maven"
     language = "java"
-    source_langs = ("java",)
-    tools = {"mvn": "maven", "java": "default-jdk-headless", "javac": "default-jdk-headless"}
-    priority = 50
     report = ".datagen-report.xml"
-
-    def detect(self, src: Path, paths: list[str]) -> bool:
-        return (src / "pom.xml").is_file() and any(p.endswith(".java") and "/src/test/" in f"/{p}" for p in paths)
 
     def is_test_file(self, path: str) -> bool:
         return is_java_test_file(path)
+
+    def parse(self, text: str) -> TestResults:
+        return parse_jvm_junit(text)
+
+    def test_files(self, tests: list[str]) -> list[str]:
+        return java_test_files(tests)
+
+    def docker_image(self, plan: EnvPlan) -> str:
+        """``image`` at the plan's Java release (21 where it names none)."""
+        return self.image.format(version=java_major_of(plan) or 21)
+
+
+@register
+class MavenProfile(JvmProfile):
+    """A Maven project (``pom.xml`` at the root) with tests under ``src/test``."""
+
+    name = "maven"
+    source_langs = ("java",)
+    tools = {"mvn": "maven", "java": "default-jdk-headless", "javac": "default-jdk-headless"}
+    priority = 50
+    image = "maven:3-eclipse-temurin-{version}"
+
+    def detect(self, src: Path, paths: list[str]) -> bool:
+        return (src / "pom.xml").is_file() and any(p.endswith(".java") and "/src/test/" in f"/{p}" for p in paths)
 
     def dependency_files(self, src: Path) -> list[str]:
         return sorted(p.relative_to(src).as_posix() for p in src.rglob("pom.xml") if "target" not in p.parts)
@@ -253,17 +264,7 @@ class MavenProfile(Profile):
                  f"{shlex.join(cmd)}; rc=$?; {REPORTS} > {self.report}; exit $rc"
         return ["sh", "-c", script]
 
-    def parse(self, text: str) -> TestResults:
-        return parse_jvm_junit(text)
-
-    def test_files(self, tests: list[str]) -> list[str]:
-        return java_test_files(tests)
-
     # --- replay -------------------------------------------------------------------------
-    def docker_image(self, plan: EnvPlan) -> str:
-        major = java_major_of(plan)
-        return f"maven:3-eclipse-temurin-{major}" if major else "maven:3-eclipse-temurin-21"
-
     def setup_commands(self, plan: EnvPlan) -> list[str]:
         classpath = shlex.join(["mvn", "-B", "-q", "test", *SETUP_RUN])
         offline = shlex.join(["mvn", "-o", "-B", "-q", "test", *SETUP_RUN])

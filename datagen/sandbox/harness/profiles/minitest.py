@@ -12,25 +12,12 @@ import shlex
 from pathlib import Path
 
 from datagen.records.env import EnvPlan
+from datagen.sandbox.harness import protect
 from datagen.sandbox.harness.checks import awk_program
 from datagen.sandbox.harness.parsers import parse_minitest_verbose
 from datagen.sandbox.harness.profiles._replay import ids_lines
-from datagen.sandbox.harness.profiles._ruby import (
-    ensure_ruby_env,
-    ruby_dependency_files,
-    ruby_eval_prefix,
-    ruby_plan,
-    ruby_prefix,
-    ruby_setup_lines,
-)
-from datagen.sandbox.harness.profiles.base import (
-    EnvContext,
-    Profile,
-    ProfileEnv,
-    TestResults,
-    conventional_test_file,
-    fitting,
-)
+from datagen.sandbox.harness.profiles._ruby import RubyProfile, ruby_eval_prefix, ruby_plan, ruby_prefix
+from datagen.sandbox.harness.profiles.base import ProfileEnv, TestResults, fitting
 from datagen.sandbox.harness.profiles.registry import register
 
 LOADER = 'Dir["test/**/{*_test,test_*}.rb"].sort.each { |f| require File.expand_path(f) }'
@@ -47,18 +34,14 @@ def minitest_argv(tests: list[str] | None) -> list[str]:
 
 
 @register
-class MinitestProfile(Profile):
+class MinitestProfile(RubyProfile):
     """A Ruby repo whose tests under ``test/`` use minitest."""
 
     name = "minitest"
-    language = "ruby"
-    source_langs = ("ruby",)
     tools = {"ruby": "ruby"}
     priority = 75
     report = ".datagen-report.txt"
-    image, image_default = "ruby:{version}", "ruby:3"
     tool_gem = ""  # none to install on a replay: minitest ships with Ruby
-    env_version = 2  # 2: the env holds the stand-ins for coverage, debug and reporter gems
 
     def detect(self, src: Path, paths: list[str]) -> bool:
         tests = [p for p in paths if p.startswith("test/") and p.endswith(".rb")]
@@ -71,16 +54,10 @@ class MinitestProfile(Profile):
         return False
 
     def is_test_file(self, path: str) -> bool:
-        return path.startswith("test/") or conventional_test_file(path)
-
-    def dependency_files(self, src: Path) -> list[str]:
-        return ruby_dependency_files(src)
+        return path.startswith("test/") or protect.is_test_file(path)
 
     def plan(self, src: Path) -> EnvPlan:
         return ruby_plan(self.name, src, ["ruby", "-Ilib", "-Itest", "-e", LOADER], ["test"])
-
-    def ensure_env(self, src: Path, plan: EnvPlan, ctx: EnvContext) -> ProfileEnv:
-        return ensure_ruby_env(self, src, plan, ctx)
 
     def test_command(self, env: ProfileEnv, workdir: Path, tests: list[str] | None) -> list[str]:
         return ["sh", "-c", f"{shlex.join([*ruby_prefix(env), *minitest_argv(tests)])} > {self.report} 2>&1"]
@@ -92,9 +69,6 @@ class MinitestProfile(Profile):
         return []
 
     # --- replay -------------------------------------------------------------------------
-    def setup_commands(self, plan: EnvPlan) -> list[str]:
-        return ruby_setup_lines(plan)
-
     def eval_commands(self, plan: EnvPlan, tests: list[str]) -> list[str]:
         return [*ruby_eval_prefix(plan), f"$RUN {shlex.join(minitest_argv(tests))} > .datagen-eval.txt 2>&1",
                 *ids_lines(tests),

@@ -22,23 +22,16 @@ from pathlib import Path
 
 from datagen.config.sandbox import SandboxLimits
 from datagen.records.env import EnvPlan, InstallStep
+from datagen.sandbox.harness import protect
 from datagen.sandbox.harness.checks import check_text
-from datagen.sandbox.harness.profiles._npm import (
-    FALLBACK_FILE,
-    WITHOUT,
-    dropped_names,
-    npm_ci_dropping,
-    setup_lines,
-)
+from datagen.sandbox.harness.profiles._env import cached_env, copy_source
+from datagen.sandbox.harness.profiles._npm import FALLBACK_FILE, WITHOUT, dropped_names, npm_ci_dropping, setup_lines
 from datagen.sandbox.harness.profiles.base import (
     IDS_FILE,
     EnvContext,
     Profile,
     ProfileEnv,
     TestResults,
-    cached_env,
-    conventional_test_file,
-    copy_source,
     fitting,
     ids_file,
     read_json,
@@ -193,11 +186,10 @@ class JsProfile(Profile):
     language = "javascript"
     source_langs = ("javascript", "typescript")
     tools = {"node": "nodejs", "npm": "npm"}
+    env_tools = ("corepack",)
     priority = 20
     report = ".datagen-report.json"
     image, image_default = "node:{version}", "node:lts"
-    export_image = "node:20-slim"
-    export_install = "RUN if [ -f package-lock.json ]; then npm ci; elif [ -f package.json ]; then npm install; fi"
     tool = ""  # the package whose bin runs the tests (node_modules/.bin/<tool>)
 
     def detect(self, src: Path, paths: list[str]) -> bool:
@@ -375,7 +367,7 @@ def build_plan(src: Path, pkg: dict, notes: list[str]) -> list[str]:
     """The plan's ``build`` for a package whose tests load build output the checkout lacks:
     ``npm run <script>``, the first of ``BUILD_SCRIPTS`` it has ([] when it needs none; a note
     says what was found either way)."""
-    missing = missing_build_output(src, conventional_test_file)
+    missing = missing_build_output(src, protect.is_test_file)
     if not missing:
         return []
     scripts = pkg.get("scripts") if isinstance(pkg.get("scripts"), dict) else {}

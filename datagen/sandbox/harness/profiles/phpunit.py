@@ -26,8 +26,9 @@ from functools import lru_cache
 from pathlib import Path
 
 from datagen.records.env import EnvPlan, InstallStep
-from datagen.sandbox.envs.python.manager import EnvSetupError
+from datagen.sandbox.envs.cache import EnvSetupError
 from datagen.sandbox.harness.parsers import parse_phpunit_junit
+from datagen.sandbox.harness.profiles._env import cached_env, copy_source
 from datagen.sandbox.harness.profiles._replay import cmake_regex, junit_check
 from datagen.sandbox.harness.profiles.base import (
     EnvContext,
@@ -35,8 +36,6 @@ from datagen.sandbox.harness.profiles.base import (
     ProfileEnv,
     TestResults,
     ToolchainMissing,
-    cached_env,
-    copy_source,
     fitting,
     read_json,
 )
@@ -183,6 +182,7 @@ class PHPUnitProfile(Profile):
     language = "php"
     source_langs = ("php",)
     tools = {"php": "php-cli"}
+    env_tools = ("composer", "phpunit")
     priority = 80
     report = ".datagen-report.xml"
     image, image_default = "php:{version}-cli", "php:cli"

@@ -10,11 +10,11 @@ import fnmatch
 import json
 import re
 import shlex
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from datagen.records.env import EnvPlan, InstallStep
+from datagen.sandbox.harness import protect
 from datagen.sandbox.harness.profiles.base import (
     ARGS_BUDGET,
     EnvContext,
@@ -22,13 +22,14 @@ from datagen.sandbox.harness.profiles.base import (
     ProfileEnv,
     TestResults,
     chunks,
-    conventional_test_file,
     fitting,
 )
 from datagen.sandbox.harness.profiles.registry import register
 
 if TYPE_CHECKING:
-    from datagen.config.sandbox import SandboxLimits
+    from datagen.config.sandbox import EnvConfig, SandboxLimits
+    from datagen.sandbox.envs.docker import ImageSetup
+    from datagen.sandbox.envs.python.manager import EnvManager, PythonEnv
     from datagen.sandbox.isolation.base import Sandbox
 
 COVERAGE_DATA = ".datagen.coverage"
@@ -122,24 +123,6 @@ def finished_test_files(stdout: str) -> list[str]:
     return files[:-1]
 
 
-def rule_plan(src: Path, python: str = "") -> EnvPlan:
-    """The plan read from the repo's dependency files (what ``EnvManager`` installs): the
-    project itself when it has a pyproject.toml / setup.py, each requirements file, pytest."""
-    from datagen.sandbox.envs.python.manager import dependency_files
-
-    steps: list[InstallStep] = []
-    deps = [p.relative_to(src).as_posix() for p in dependency_files(src)]
-    if any(d in ("pyproject.toml", "setup.py") for d in deps):
-        steps.append(InstallStep(name="project", kind="project", origin="pyproject.toml / setup.py"))
-    for req in (d for d in deps if d.endswith(".txt")):
-        steps.append(InstallStep(name=f"requirements {req}", kind="requirements", args=["-r", req], origin=req))
-    steps.append(InstallStep(name="test tools", kind="requirements", args=["pytest"], origin="datagen default"))
-    version = f"python{sys.version_info[0]}.{sys.version_info[1]}"
-    return EnvPlan(profile="pytest", toolchain=python or version, install=steps,
-                   test_command=["python", "-m", "pytest"],
-                   project_install="plain" if steps[0].kind == "project" else "none")
-
-
 def parse_coverage_json(path: Path) -> dict[str, dict[int, list[str]]]:
     """coverage.py's ``json --show-contexts`` report -> path -> line -> test ids (the
     empty context, code run at import time, is no test's)."""
@@ -173,7 +156,7 @@ PLAIN_ASSERTS = "--assert=plain"
 
 def names_code_doctests(tests: list[str]) -> bool:
     """Whether ``tests`` hold a doctest of a code module (not of a test file)."""
-    return any(is_doctest_id(t) and not conventional_test_file(t.split("::", 1)[0]) for t in tests)
+    return any(is_doctest_id(t) and not protect.is_test_file(t.split("::", 1)[0]) for t in tests)
 
 
 def is_doctest_id(test_id: str) -> bool:
@@ -189,6 +172,14 @@ def is_doctest_id(test_id: str) -> bool:
                for i in range(1, len(parts) + 1))
 
 
+def _manager(config: EnvConfig, sandbox: Sandbox | None = None, limits: SandboxLimits | None = None) -> EnvManager:
+    """The builder of Python envs (``datagen/sandbox/envs/python/manager.py``) for ``config``."""
+    from datagen.config.sandbox import SandboxLimits
+    from datagen.sandbox.envs.python.manager import EnvManager
+
+    return EnvManager(config, sandbox, limits or SandboxLimits())
+
+
 @register
 class PytestProfile(Profile):
     """Python repos with pytest-style test files."""
@@ -200,17 +191,19 @@ class PytestProfile(Profile):
     priority = 10
     report = ".datagen-report.xml"
     covers_lines = True
-    keeps_env_record = repairable = needs_built_env = True  # EnvManager's PythonEnv
-    export_image = "python:3.11-slim"
-    export_install = ("RUN if [ -f requirements.txt ]; then pip install --no-cache-dir -r requirements.txt; fi \\\n"
-                      " && if [ -f pyproject.toml ] || [ -f setup.py ]; then pip install --no-cache-dir -e .; fi \\\n"
-                      " && pip install --no-cache-dir pytest")
+    repairable = needs_built_env = True  # EnvManager's PythonEnv
 
-    def dockerfile(self, plan: EnvPlan, repo: str = "repo") -> str:
-        """pip steps one by one on python's image (``python_docker.py``)."""
-        from datagen.sandbox.envs.python.docker import render_dockerfile
+    def docker_image(self, plan: EnvPlan) -> str:
+        """python's slim image at the plan's interpreter."""
+        from datagen.sandbox.envs.python.docker import python_tag
 
-        return render_dockerfile(plan, repo)
+        return f"python:{python_tag(plan)}-slim"
+
+    def image_setup(self, plan: EnvPlan, workdir: str = "/repo") -> ImageSetup:
+        """pip steps one by one on python's image (``datagen/sandbox/envs/python/docker.py``)."""
+        from datagen.sandbox.envs.python.docker import image_setup
+
+        return image_setup(plan, self.docker_image(plan), workdir)
 
     def detect(self, src: Path, paths: list[str]) -> bool:
         """A file pytest collects by the repo's config (default ``test_*.py`` / ``*_test.py``),
@@ -233,10 +226,8 @@ class PytestProfile(Profile):
         return f"Python test files ({patterns}, unittest test*.py, or the config's python_files)"
 
     def plan(self, src: Path) -> EnvPlan:
-        try:  # the environments work's rules, where they have landed
-            from datagen.sandbox.envs.python.plan import python_plan  # type: ignore[import-not-found]
-        except ImportError:
-            return rule_plan(src)
+        from datagen.sandbox.envs.python.plan import python_plan
+
         return python_plan(src)
 
     def dependency_files(self, src: Path) -> list[str]:
@@ -244,27 +235,36 @@ class PytestProfile(Profile):
 
         return [p.relative_to(src).as_posix() for p in dependency_files(src)]
 
-    def ensure_env(self, src: Path, plan: EnvPlan, ctx: EnvContext) -> ProfileEnv:
-        from datagen.sandbox.envs.python.manager import EnvManager
+    def configured_plan(self, src: Path, config: EnvConfig, name: str = "") -> EnvPlan:
+        """A user's plan (``env.plan``, ``env.overrides[name]``), else the rules' with the
+        recipe's interpreters and test requirements (``EnvManager.plan``)."""
+        return _manager(config).plan(src, name or src.name)
 
-        manager = EnvManager(ctx.config, ctx.sandbox, ctx.limits)
-        if hasattr(manager, "plan"):  # the manager knows the recipe's plan options and user plans
-            plan = manager.plan(src)
-            env = manager.ensure(src, retry_failed=ctx.retry_failed, plan=plan)
-        else:
-            env = manager.ensure(src, retry_failed=ctx.retry_failed)
-        version = ".".join(manager.version.split()[0].split(".")[:2])
-        plan = plan.model_copy(update={"toolchain": plan.toolchain or f"python{version}", "pins": env.pins})
+    def env_name(self, src: Path, plan: EnvPlan, config: EnvConfig) -> str:
+        return _manager(config).key(src, plan)
+
+    def ensure_env(self, src: Path, plan: EnvPlan, ctx: EnvContext) -> ProfileEnv:
+        """``EnvManager``'s venv of ``plan``, in the env cache, with ``plan`` as given (its
+        interpreter and the pins of what the env holds added): what a build notes about its
+        steps stays in its record, so a run's plan is the same whether the env was built now
+        or found in the cache."""
+        manager = _manager(ctx.config, ctx.sandbox, ctx.limits)
+        env = manager.ensure(src, retry_failed=ctx.retry_failed, plan=plan.model_copy(deep=True))
+        return self.wrap_env(env, plan)
+
+    def wrap_env(self, env: PythonEnv, plan: EnvPlan) -> ProfileEnv:
+        """A ``PythonEnv`` (``EnvManager``'s, or one named by hand) as this profile's env."""
+        toolchain = plan.toolchain or (f"python{env.version}" if env.version else "")
+        plan = plan.model_copy(update={"pins": env.pins, "toolchain": toolchain})
         return ProfileEnv(self.name, plan, path=env.path, env=dict(env.env), ro_paths=tuple(env.ro_paths), extra=env)
 
     def run_env(self, env: ProfileEnv, workdir: Path) -> dict[str, str]:
-        python = env.extra
-        base = python.run_env(workdir) if python is not None else {}
+        base = env.extra.run_env(workdir)
         # unbuffered: a run killed at its time limit still shows the files it finished
         return {**base, **{k: v for k, v in env.env.items() if k not in base}, "PYTHONUNBUFFERED": "1"}
 
     def python(self, env: ProfileEnv) -> str:
-        return env.extra.python if env.extra is not None else "python3"
+        return env.extra.python
 
     def finished_files(self, run) -> list[str]:
         return finished_test_files(run.stdout)

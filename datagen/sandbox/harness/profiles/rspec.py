@@ -14,15 +14,8 @@ from datagen.records.env import EnvPlan
 from datagen.sandbox.harness.checks import awk_program
 from datagen.sandbox.harness.parsers import parse_rspec_json
 from datagen.sandbox.harness.profiles._replay import ids_lines
-from datagen.sandbox.harness.profiles._ruby import (
-    ensure_ruby_env,
-    ruby_dependency_files,
-    ruby_eval_prefix,
-    ruby_plan,
-    ruby_prefix,
-    ruby_setup_lines,
-)
-from datagen.sandbox.harness.profiles.base import EnvContext, Profile, ProfileEnv, TestResults, fitting, ids_file
+from datagen.sandbox.harness.profiles._ruby import RubyProfile, ruby_eval_prefix, ruby_plan, ruby_prefix
+from datagen.sandbox.harness.profiles.base import ProfileEnv, TestResults, fitting, ids_file
 from datagen.sandbox.harness.profiles.registry import register
 
 
@@ -45,18 +38,14 @@ def passed_key(test_id: str) -> str:
 
 
 @register
-class RSpecProfile(Profile):
+class RSpecProfile(RubyProfile):
     """A Ruby repo with an RSpec suite (``spec/**/*_spec.rb``)."""
 
     name = "rspec"
-    language = "ruby"
-    source_langs = ("ruby",)
     tools = {"ruby": "ruby", "rspec": "ruby-rspec"}
     priority = 70
     report = ".datagen-report.json"
-    image, image_default = "ruby:{version}", "ruby:3"
-    tool_gem = "rspec"  # the gem of the test tool a replay on the machine's gems installs where missing
-    env_version = 2  # 2: the env holds the stand-ins for coverage, debug and reporter gems
+    tool_gem = "rspec"
 
     def detect(self, src: Path, paths: list[str]) -> bool:
         return any(p.endswith("_spec.rb") for p in paths)
@@ -64,14 +53,8 @@ class RSpecProfile(Profile):
     def is_test_file(self, path: str) -> bool:
         return path.endswith("_spec.rb") or path.startswith("spec/")
 
-    def dependency_files(self, src: Path) -> list[str]:
-        return ruby_dependency_files(src)
-
     def plan(self, src: Path) -> EnvPlan:
         return ruby_plan(self.name, src, ["rspec"], ["spec"])
-
-    def ensure_env(self, src: Path, plan: EnvPlan, ctx: EnvContext) -> ProfileEnv:
-        return ensure_ruby_env(self, src, plan, ctx)
 
     def test_command(self, env: ProfileEnv, workdir: Path, tests: list[str] | None) -> list[str]:
         return [*ruby_prefix(env), "rspec", "--no-color", "--format", "json", "--out", self.report,
@@ -84,9 +67,6 @@ class RSpecProfile(Profile):
         return sorted({t.split("::", 1)[0] for t in tests})
 
     # --- replay -------------------------------------------------------------------------
-    def setup_commands(self, plan: EnvPlan) -> list[str]:
-        return ruby_setup_lines(plan)
-
     def eval_commands(self, plan: EnvPlan, tests: list[str]) -> list[str]:
         run = ["rspec", "--no-color", "--format", "json", "--out", ".datagen-eval.json", "--format", "progress",
                *fitting(rspec_selection(tests), [])]
