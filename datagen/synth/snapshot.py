@@ -17,12 +17,12 @@ from datagen.crawl.sources import ListedFile, Repo, read_git_blobs
 from datagen.sandbox.harness.profiles import registry
 from datagen.sandbox.harness.profiles.base import Profile
 from datagen.sandbox.harness.protect import is_protected, is_test_file
+from datagen.synth.languages import LANGS
 
 # Listing skips that mean "not part of the repo's content" (the others are only CPT choices).
 NOT_CONTENT = frozenset({"gitignored", "skipped_dir", "symlink", "not_regular_file", "unreadable",
                          "submodule"})
-SOURCE_LANGS = {lang: lang for lang in ("python", "javascript", "typescript", "go", "rust", "java", "c", "cpp",
-                                         "ruby", "php")}
+SOURCE_LANGS = {lang: lang for lang in sorted(LANGS)}  # the languages strategies read (their specs)
 # Rust's benchmarks (``benches/``): no tests, but no strategy's target either
 _NOT_TARGETS = re.compile(r"(^|/)benches/.*\.rs$")
 
