@@ -338,8 +338,10 @@ class PytestProfile(Profile):
     def coverage(self, env: ProfileEnv, sandbox: Sandbox, workdir: Path, limits: SandboxLimits,
                  ro_paths: tuple[Path, ...] = ()) -> dict[str, dict[int, list[str]]]:
         """coverage.py over the suite, each test's lines under its node id (a plugin written
-        into the copy switches the context per test)."""
-        (workdir / f"{CONTEXT_PLUGIN}.py").write_text(_PLUGIN_SOURCE, encoding="utf-8")
+        into the copy switches the context per test; loaded before collection, it also makes
+        ``unittest.main`` a no-op where the plan says the test modules call it at import)."""
+        no_main = _NO_UNITTEST_MAIN if UNITTEST_MAIN in env.plan.env else ""
+        (workdir / f"{CONTEXT_PLUGIN}.py").write_text(_PLUGIN_SOURCE + no_main, encoding="utf-8")
         (workdir / COVERAGE_RC).write_text(_COVERAGE_RC_SOURCE, encoding="utf-8")
         py, ro, run_env = self.python(env), (*env.ro_paths, *ro_paths), self.run_env(env, workdir)
         run_env = {k: v for k, v in run_env.items() if not k.startswith("COVERAGE_")}
