@@ -78,8 +78,8 @@ class TaskGrader:
 
     def __init__(self, tasks: Mapping[str, tuple[TaskRecord, Path]], sandbox: Sandbox, *,
                  aliases: Mapping[str, str] | None = None, timeout_s: float = 300.0,
-                 limits: SandboxLimits | None = None, env: EnvConfig | None = None,
-                 ro_paths: tuple[Path, ...] = (), work_root: Path | None = None, workers: int = 1):
+                 limits: SandboxLimits | None = None, env: EnvConfig | None = None, ro_paths: tuple[Path, ...] = (),
+                 work_root: Path | None = None, workers: int = 1):
         self.tasks, self.aliases = dict(tasks), dict(aliases or {})
         self.timeout_s = timeout_s
         cfg = DifficultyConfig(k=1, workers=max(1, workers), test_timeout_s=timeout_s)

@@ -23,6 +23,7 @@ from pathlib import PurePosixPath
 
 from datagen.synth.baseline import Baseline
 from datagen.synth.entities import LANGS, Entity, parse
+from datagen.synth.languages import spec
 
 IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*[?!]?")
 # the names a class's constructor goes by (besides the class's own, as in Java and C++)
@@ -124,7 +125,7 @@ def load_time(entities: list[Entity], texts: Mapping[str, str]) -> set[str]:
     funcs = [e for e in entities if e.kind in FUNCS]
     by_path: dict[str, list[Entity]] = {}
     for e in funcs:
-        if e.lang in RUNS_ON_LOAD:
+        if spec(e.lang).runs_on_load:
             by_path.setdefault(e.path, []).append(e)
     called: set[str] = set()
     for path, mine in by_path.items():
@@ -152,9 +153,9 @@ def load_time(entities: list[Entity], texts: Mapping[str, str]) -> set[str]:
     return seen
 
 
-# languages whose files run their top-level code when loaded, calling the repo's own functions
-# (a compiled language's top level declares: a C prototype reads like a call)
-RUNS_ON_LOAD = frozenset({"python", "javascript", "typescript", "ruby", "php"})
+# a language's files run their top-level code when loaded (``LanguageSpec.runs_on_load``),
+# calling the repo's own functions; a compiled language's top level declares (a C prototype
+# reads like a call)
 _CALL = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*\(")
 
 

@@ -14,16 +14,14 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from datagen.synth.entities import ENTITY_NODES, TABLE_LANGS, Entity, parse
+from datagen.synth.entities import ENTITY_NODES, Entity, parse
 from datagen.synth.go_unused import unused
+from datagen.synth.languages import LanguageSpec, spec
 
 Edit = tuple[int, int, str]
 Node = Any  # tree_sitter.Node
 
 _TRAILER = re.compile(rb"[ \t]*;?[ \t]*(#.*|//.*)?")
-# statements a deletion may leave behind in an otherwise empty block
-_BLOCKS = {"python": frozenset({"block", "module"})}
-_JS_BLOCKS = frozenset({"statement_block", "program", "class_body", "switch_case", "switch_default"})
 
 
 @dataclass
@@ -42,8 +40,9 @@ class Source:
         return cls(path, lang, text, data, parse(data, lang, path))
 
     @property
-    def is_python(self) -> bool:
-        return self.lang == "python"
+    def spec(self) -> LanguageSpec:
+        """The synth tables of the file's language."""
+        return spec(self.lang)
 
     def text_of(self, node: Node) -> str:
         return self.data[node.start_byte:node.end_byte].decode("utf-8")
@@ -105,27 +104,27 @@ class Source:
     def accept(self, new: str) -> str | None:
         """``new`` when it differs from the original and still parses, else None.
 
-        For the table languages (Go, Rust, ...), whose files may already hold a node
-        tree-sitter cannot parse (a macro, a newer syntax), "still parses" means no more
-        ERROR or MISSING nodes than the original had.
-        Go also refuses what its compiler would: a local or an import left unused.
+        For the languages whose files may already hold a node tree-sitter cannot parse (a
+        macro, a newer syntax: ``LanguageSpec.tolerant_parse``), "still parses" means no
+        more ERROR or MISSING nodes than the original had. A language whose compiler refuses
+        a local or an import left unused (Go: ``unused_is_error``) refuses it here too.
         """
         if new == self.text:
             return None
-        if self.lang not in TABLE_LANGS:
+        if not self.spec.tolerant_parse:
             return new if is_valid(new, self.lang, self.path) else None
         before, after = self.tree.root_node, parse(new, self.lang, self.path).root_node
         if error_count(after) > error_count(before):
             return None
-        if self.lang == "go" and unused(after) - _unused_of(self.text):  # a count went up
+        if self.spec.unused_is_error and unused(after) - _unused_of(self.text, self.lang):  # a count went up
             return None
         return new
 
 
 @lru_cache(maxsize=16)
-def _unused_of(text: str) -> Counter[str]:
-    """Go's unused locals and imports of an original text (each entity's tries reuse it)."""
-    return unused(parse(text, "go").root_node)
+def _unused_of(text: str, lang: str) -> Counter[str]:
+    """The unused locals and imports of an original text (each entity's tries reuse it)."""
+    return unused(parse(text, lang).root_node)
 
 
 def error_count(root: Node) -> int:
@@ -134,8 +133,9 @@ def error_count(root: Node) -> int:
 
 
 def is_valid(text: str, lang: str, path: str = "<mutated>") -> bool:
-    """Python: ``compile`` succeeds; other languages: a re-parse has no ERROR or MISSING node."""
-    if lang != "python":
+    """A language checked by compiling (Python): ``compile`` succeeds; the others: a re-parse
+    has no ERROR or MISSING node."""
+    if not spec(lang).compiles:
         return not parse(text, lang, path).root_node.has_error
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # e.g. SyntaxWarning on an invalid escape
@@ -176,23 +176,25 @@ _COMMENTS = frozenset({"comment", "line_comment", "block_comment"})
 
 def delete_statements(src: Source, nodes: Sequence[Node], tidy: bool = False,
                       blocks: frozenset[str] | None = None) -> list[Edit] | None:
-    """Edits deleting whole statements; a Python block left empty gets ``pass``.
+    """Edits deleting whole statements; a block left empty gets what its language puts there
+    (Python's ``pass``).
 
     None when a statement shares its line with other code, or sits where a statement
     is required (an if's brace-less consequence): its parent must be one of ``blocks``
-    (default: the Python or JS/TS block types). ``tidy`` also removes the blank lines
+    (default: the language's own, ``LanguageSpec.blocks``). ``tidy`` also removes the blank lines
     that separated a deleted definition from its neighbours.
     """
     edits: list[Edit] = []
     for parent, group in _by_parent(nodes):
         siblings = statements(parent)
-        allowed = blocks if blocks is not None else _BLOCKS["python"] if src.is_python else _JS_BLOCKS
+        allowed = blocks if blocks is not None else src.spec.blocks
         if parent.type not in allowed:
             return None
-        emptied = src.is_python and len(group) == len(siblings)
+        filler = src.spec.empty_block
+        emptied = filler is not None and len(group) == len(siblings)
         for i, node in enumerate(group):
             if emptied and i == 0:
-                edits.append((node.start_byte, node.end_byte, "pass"))
+                edits.append((node.start_byte, node.end_byte, filler))
             elif not src.owns_lines(node):
                 return None
             else:

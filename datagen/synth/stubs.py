@@ -2,61 +2,29 @@
 
 What the ``feature`` family removes: the interface a group of tests calls stays (names,
 parameters, types, doc comments and Python docstrings), every statement of the body goes,
-and in its place stands the one statement each language uses for "not written yet"
-(``STUBS``). The result still compiles: a stub never returns, so no return value is
-missing; Go's imports that only the removed bodies used are dropped as well (``go vet``
-would refuse them).
+and in its place stands the statement each language uses for "not written yet" (its
+spec's ``Stub``, ``synth/languages/``, the one stub table the ``removal`` family uses
+too). The result still compiles: a stub never returns, so no return value is missing;
+Go's imports that only the removed bodies used are dropped as well (``go vet`` would
+refuse them).
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
-from dataclasses import dataclass
 
 from datagen.synth.entities import Entity, parse
 from datagen.synth.go_unused import unused
+from datagen.synth.languages import LANGS, spec
 from datagen.synth.source import Edit, Node, Source, descendants
 
-
-@dataclass(frozen=True)
-class Stub:
-    """How one language writes "not written yet" in place of a body."""
-
-    statement: str
-    indent: str  # one level of indentation
-    body: str = "braces"  # braces: ``{ ... }`` replaced; docstring: Python's block after its docstring;
-    # statements: Ruby's statements between the signature and ``end``
-    expression_bodies: bool = False  # an arrow function's expression body becomes a braced stub
-    drops_unused_imports: bool = False  # Go: an import only the removed bodies used must go
-    # Go: the stub returns zero values instead (a panic ends the whole package's test run,
-    # so no test after it would pass)
-    zero_returns: bool = False
-    # C / C++: the parameters and the file's static functions the body called are cast to
-    # void, so -Wunused-parameter / -Wunused-function under -Werror still build
-    void_uses: bool = False
-
-
-STUBS: dict[str, Stub] = {
-    "python": Stub("raise NotImplementedError", "    ", body="docstring"),
-    "javascript": Stub('throw new Error("not implemented");', "  ", expression_bodies=True),
-    "typescript": Stub('throw new Error("not implemented");', "  ", expression_bodies=True),
-    "go": Stub("// not implemented", "\t", drops_unused_imports=True, zero_returns=True),
-    "rust": Stub("todo!()", "    "),
-    "java": Stub('throw new UnsupportedOperationException("not implemented");', "    "),
-    "c": Stub("__builtin_trap();", "    ", void_uses=True),
-    "cpp": Stub("__builtin_trap();", "    ", void_uses=True),
-    "ruby": Stub("raise NotImplementedError", "  ", body="statements"),
-    "php": Stub('throw new \\LogicException("not implemented");', "    "),
-}
 # bodies a stub cannot stand in for (they would not compile): Java's ``this(...)`` /
 # ``super(...)`` first statement, Rust's ``-> impl Trait`` (``!`` implements no trait), and a
 # function the compiler may evaluate (C++ ``constexpr`` / ``consteval``, Rust ``const fn``): a
 # trap or ``todo!()`` in it fails every constant expression that calls it, so the build breaks
-# (a header-only ``constexpr`` library's features were all ``breaks_collection``)
+# (a header-only ``constexpr`` library's features were all ``breaks_collection``; the words
+# that say so are the spec's ``compile_time``)
 _NO_STUB_FIRST = frozenset({"explicit_constructor_invocation"})
-_COMPILE_TIME = {"cpp": re.compile(r"\b(constexpr|consteval)\b"), "c": re.compile(r"\bconstexpr\b"),
-                 "rust": re.compile(r"\bconst\s+(unsafe\s+)?(extern\s+(\"[^\"]*\"\s+)?)?fn\b")}
 _BRACE_BODIES = frozenset({"block", "statement_block", "compound_statement", "constructor_body",
                            "function_body"})
 
@@ -87,7 +55,7 @@ def body_node(src: Source, entity: Entity) -> Node | None:
 
 def compile_time(src: Source, node: Node, body: Node) -> bool:
     """Whether the function's head (up to its body) makes it one the compiler may evaluate."""
-    rule = _COMPILE_TIME.get(src.lang)
+    rule = src.spec.compile_time
     return rule is not None and rule.search(src.data[node.start_byte:body.start_byte].decode("utf-8", "replace")) \
         is not None
 
@@ -110,13 +78,13 @@ def _function_of(node: Node) -> Node | None:
 def stub_edit(src: Source, entity: Entity) -> Edit | None:
     """The edit that replaces ``entity``'s body with the stub, or None (no body, an
     already stubbed one, a one-line Python def)."""
-    if entity.lang not in STUBS or entity.kind not in ("function", "method"):
+    if entity.lang not in LANGS or entity.kind not in ("function", "method"):
         return None
     body = body_node(src, entity)
     if body is None:
         return None
-    how = STUBS[entity.lang]
-    stub, step = how.statement, how.indent
+    how = spec(entity.lang).stub
+    stub, step = how.statement, spec(entity.lang).indent
     head = src.line_indent(src.entity_node(entity).start_byte)
     if how.body == "docstring":
         return _python_edit(src, body, stub)
@@ -130,32 +98,11 @@ def stub_edit(src: Source, entity: Entity) -> Edit | None:
         return None
     lines = [stub]
     fn = _function_of(src.entity_node(entity))
-    if how.zero_returns:
-        ret = _go_zero_return(src, fn)
-        lines += [ret] if ret else []
     if how.void_uses:
         lines = [f"(void){name};" for name in _c_uses(src, fn, body)] + lines
     close = src.line_indent(body.end_byte) if _owns_line_end(src, body) else head
     inner = "".join(head + step + line + "\n" for line in lines)
     return body.start_byte, body.end_byte, "{\n" + inner + close + "}"
-
-
-def _go_zero_return(src: Source, fn: Node) -> str:
-    """``return`` with the zero value of each result (``*new(T)``), a bare one for named
-    results, '' for none."""
-    result = fn.child_by_field_name("result")
-    if result is None:
-        return ""
-    if result.type != "parameter_list":
-        return f"return *new({src.text_of(result)})"
-    types = []
-    for decl in result.named_children:
-        if decl.type not in ("parameter_declaration", "variadic_parameter_declaration"):
-            continue
-        if decl.child_by_field_name("name") is not None:
-            return "return"
-        types.append(src.text_of(decl.child_by_field_name("type")))
-    return "return " + ", ".join(f"*new({t})" for t in types) if types else ""
 
 
 def _c_uses(src: Source, fn: Node, body: Node) -> list[str]:
@@ -236,7 +183,7 @@ def stub_file(path: str, text: str, entities: Iterable[Entity]) -> tuple[str, li
     if not edits:
         return None
     new = src.apply(edits)
-    if STUBS[src.lang].drops_unused_imports:
+    if src.spec.stub.drops_unused_imports:
         new = _drop_unused_go_imports(text, new)
     accepted = src.accept(new)
     return (accepted, done) if accepted is not None else None

@@ -13,10 +13,10 @@ import textwrap
 from collections.abc import Mapping
 
 from datagen.config.tasks import TasksRecipe
-from datagen.crawl.grammars import ts_parser
 from datagen.synth.candidates import Candidate, Target, derive_seed
 from datagen.synth.emit import Emitted
 from datagen.synth.entities import Entity, extract_entities
+from datagen.synth.source import is_valid
 from datagen.synth.statements import (
     SHOWN_TESTS,
     RepoTokens,
@@ -65,17 +65,7 @@ def replace_entity(text: str, e: Entity, code: str) -> str | None:
     indent = first[: len(first) - len(first.lstrip())]
     body = textwrap.indent(textwrap.dedent(code).strip("\n"), indent) + "\n"
     new = "".join(lines[: e.start_line - 1]) + body + "".join(lines[e.end_line:])
-    return new if new != text and parses(new, e.lang, e.path) else None
-
-
-def parses(text: str, lang: str, path: str) -> bool:
-    if lang == "python":
-        try:
-            compile(text, path, "exec")
-        except (SyntaxError, ValueError):
-            return False
-        return True
-    return not ts_parser(lang).parse(text.encode()).root_node.has_error
+    return new if new != text and is_valid(new, e.lang, e.path) else None
 
 
 def lm_rewrites(cfg: TasksRecipe, repo: str, targets: list[Target], texts: Mapping[str, str],

@@ -17,7 +17,7 @@ import pytest
 
 from datagen.sandbox.harness.profiles.registry import detect_profile
 from datagen.sandbox.isolation.select import bwrap_works
-from datagen.synth.stubs import STUBS
+from datagen.synth.languages import spec
 from tests.synth.buildkit import ROOT, read_tasks, run_build, sql
 
 pytestmark = pytest.mark.slow
@@ -72,7 +72,7 @@ def check_feature_task(repo: str, tmp_path: Path, synth_cache: Path) -> None:
     reasons = sql(out, "SELECT reason, count(*) FROM candidates GROUP BY reason ORDER BY 1")
     assert tasks, (reasons, sql(out, "SELECT reason, detail FROM repo_baselines"))
     rows = dict(sql(out, "SELECT instance_id, family FROM tasks"))
-    stub = STUBS[REPOS[repo]].statement
+    stub = spec(REPOS[repo]).stub.statement
     task = tasks[0]
     assert rows[task["instance_id"]] == "feature"
     assert task["FAIL_TO_PASS"] and task["PASS_TO_PASS"]  # the stubs compile: other tests still pass

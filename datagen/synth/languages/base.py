@@ -4,12 +4,13 @@ A spec holds every table the synth room reads per language: how entities are fou
 named (``walk``, ``defs``, ``name_of``), what counts as a branch, how a body is stubbed
 (``Stub``: the one stub table, for the ``removal`` and ``feature`` families alike), the
 roles the generic strategies mutate (``grammar``), and how a mutated file is judged
-(``parse_errors``, ``unused_is_error``, ``compiles``). Code outside the language modules
+(``tolerant_parse``, ``unused_is_error``, ``compiles``). Code outside the language modules
 asks the spec, never compares a language's name.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -26,9 +27,6 @@ class Stub:
     # statements: Ruby's statements between the signature and ``end``
     expression_bodies: bool = False  # an arrow function's expression body becomes a braced stub
     drops_unused_imports: bool = False  # Go: an import only the removed bodies used must go
-    # Go: the stub returns zero values too (a panic ends the whole package's test run,
-    # so no test after it would pass)
-    zero_returns: bool = False
     # C / C++: the parameters and the file's static functions the body called are cast to
     # void, so -Wunused-parameter / -Wunused-function under -Werror still build
     void_uses: bool = False
@@ -74,11 +72,14 @@ class LanguageSpec:
     name_of: Callable[[Any], str | None] = field_name
     grammar: Grammar | None = None  # the roles the generic strategies mutate (table languages)
     grammars: Mapping[str, str] = field(default_factory=dict)  # file suffix -> another grammar (``.tsx``)
+    # words in a function's head that let the compiler evaluate it (C++ ``constexpr``, Rust
+    # ``const fn``): a stub there breaks every constant expression that calls it
+    compile_time: re.Pattern[str] | None = None
     inline_tests: bool = False  # test items inside code files (Rust's ``#[test]``, ``#[cfg(test)]``)
     runs_on_load: bool = False  # its files run top-level code when loaded, calling the repo's functions
-    # a mutation must not add ERROR / MISSING nodes (True: files may hold some already, as
-    # macros and newer syntax do); False: the result must parse cleanly
-    parse_errors: bool = True
+    # a mutated file may keep the ERROR / MISSING nodes its original had (files of the table
+    # languages often hold some: a macro, a newer syntax) but add none; False: it must parse cleanly
+    tolerant_parse: bool = True
     compiles: bool = False  # checked by compiling it (Python's ``compile``), not by a parse
     unused_is_error: bool = False  # Go: a local or an import left unused does not build
     blocks: frozenset[str] = frozenset()  # the blocks a deletion may empty (non-table languages)

@@ -1,4 +1,5 @@
-"""Procedural strategies written once over the per-grammar tables of ``grammar_tables``.
+"""Procedural strategies written once over the roles of ``grammar_tables`` (each language's
+``Grammar`` is in its spec, ``synth/languages/``).
 
 They cover Go, Rust, Java, C, C++, Ruby and PHP; Python and JavaScript/TypeScript keep
 their own strategies (``python_*``, ``js_procedural``), whose outputs task ids depend on.
@@ -16,12 +17,15 @@ from typing import ClassVar
 
 from datagen.sandbox.harness.protect import is_test_file
 from datagen.synth.entities import Entity, inline_test_spans
+from datagen.synth.languages import SPECS
 from datagen.synth.source import Edit, Node, Source, delete_statements, descendants, has_ancestor, swap
 from datagen.synth.strategies.base import FUNCS, SiteStrategy, Strategy
-from datagen.synth.strategies.grammar_tables import COMMENTS, GRAMMARS, LANGS, Grammar
+from datagen.synth.strategies.grammar_tables import COMMENTS, Grammar
 from datagen.synth.strategies.registry import register
 
 _FLOAT = re.compile(r"[0-9]+\.[0-9]+")
+GRAMMARS: dict[str, Grammar] = {name: s.grammar for name, s in SPECS.items() if s.grammar is not None}
+LANGS = frozenset(GRAMMARS)  # the languages whose spec gives the roles these strategies mutate
 
 
 def grammar(src: Source) -> Grammar:

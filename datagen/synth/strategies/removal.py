@@ -1,7 +1,8 @@
 """The ``removal`` family: empty a function's body so that the task is "implement this".
 
-Python raises ``NotImplementedError`` after the docstring, JS/TS throws; the table languages
-(Go, Rust, Java, C, C++, Ruby, PHP) take the stub their ``Grammar`` names.
+Every language writes the stub its spec names (``LanguageSpec.stub``, the one stub table
+the ``feature`` family uses too): Python raises ``NotImplementedError`` after the
+docstring, JS/TS throws, Go panics, Rust calls ``todo!()``, ...
 """
 
 from __future__ import annotations
@@ -9,14 +10,10 @@ from __future__ import annotations
 import random
 from typing import ClassVar
 
-from datagen.synth.entities import Entity
+from datagen.synth.entities import LANGS, Entity
 from datagen.synth.source import Edit, Node, Source, statements
 from datagen.synth.strategies.base import FUNCS, Strategy, definition
-from datagen.synth.strategies.grammar_tables import GRAMMARS
 from datagen.synth.strategies.registry import register
-
-PY_STUB = "raise NotImplementedError"
-JS_STUB = 'throw new Error("not implemented");'
 
 
 def is_docstring(node: Node) -> bool:
@@ -24,27 +21,18 @@ def is_docstring(node: Node) -> bool:
     return node.type == "expression_statement" and len(kids) == 1 and kids[0].type == "string"
 
 
-def python_stub(src: Source, fn: Node) -> Edit | None:
-    """Edit replacing a Python function body (after its docstring) by ``raise NotImplementedError``."""
+def docstring_stub(src: Source, fn: Node) -> Edit | None:
+    """Edit replacing a Python function body (after its docstring) by the stub."""
+    stub = src.spec.stub.statement
     body = fn.child_by_field_name("body")
     stmts = statements(body)
     keep = stmts[0] if stmts and is_docstring(stmts[0]) else None
     rest = stmts[1:] if keep is not None else stmts
     if rest:
-        return rest[0].start_byte, body.end_byte, PY_STUB
+        return rest[0].start_byte, body.end_byte, stub
     if keep is None:
         return None
-    return keep.end_byte, keep.end_byte, "\n" + src.indent_of(keep) + PY_STUB
-
-
-def js_stub(src: Source, fn: Node) -> Edit | None:
-    """Edit replacing a JS/TS function body by ``throw new Error("not implemented")``."""
-    body = fn.child_by_field_name("body")
-    if body is None:
-        return None
-    if body.type != "statement_block":  # arrow function with an expression body
-        return body.start_byte, body.end_byte, "{ " + JS_STUB + " }"
-    return brace_stub(src, body, JS_STUB, "  ")
+    return keep.end_byte, keep.end_byte, "\n" + src.indent_of(keep) + stub
 
 
 def brace_stub(src: Source, body: Node, stub: str, unit: str) -> Edit | None:
@@ -62,17 +50,19 @@ def brace_stub(src: Source, body: Node, stub: str, unit: str) -> Edit | None:
     return open_brace.end_byte, close_brace.start_byte, f"\n{inner}{stub}\n{outer}"
 
 
-def table_stub(src: Source, fn: Node) -> Edit | None:
-    """Edit replacing a Go/Rust/Java/C/C++/Ruby/PHP function body by its grammar's stub."""
-    g = GRAMMARS[src.lang]
+def body_stub(src: Source, fn: Node) -> Edit | None:
+    """Edit replacing a function body between braces (or Ruby's statements) by its language's stub."""
+    how = src.spec.stub
     body = fn.child_by_field_name("body")
     if body is None:
         return None  # abstract, declared only, or an empty Ruby method
-    if src.lang != "ruby":
-        return brace_stub(src, body, g.stub, g.indent)
-    if body.type != "body_statement":  # an endless method: ``def f(x) = expr``
-        return body.start_byte, body.end_byte, f"raise({g.stub.split()[-1]})"
-    return body.start_byte, body.end_byte, g.stub
+    if how.body == "statements":
+        if body.type != "body_statement":  # an endless method: ``def f(x) = expr``
+            return body.start_byte, body.end_byte, f"raise({how.statement.split()[-1]})"
+        return body.start_byte, body.end_byte, how.statement
+    if how.expression_bodies and body.type != "statement_block":  # an arrow function's expression body
+        return body.start_byte, body.end_byte, "{ " + how.statement + " }"
+    return brace_stub(src, body, how.statement, src.spec.indent)
 
 
 @register
@@ -80,7 +70,7 @@ class EmptyBody(Strategy):
     name = "empty_body_v1"
     explanation = "Replace the function's body with a stub that raises 'not implemented' (docstring kept)."
     family: ClassVar[str] = "removal"
-    langs: ClassVar[frozenset[str]] = frozenset({"python", "javascript", "typescript"}) | frozenset(GRAMMARS)
+    langs: ClassVar[frozenset[str]] = LANGS
     kinds: ClassVar[frozenset[str]] = FUNCS
 
     def transform(self, text: str, entity: Entity, rng: random.Random) -> str | None:
@@ -89,8 +79,5 @@ class EmptyBody(Strategy):
         if node is None:
             return None
         fn = definition(node)
-        if src.lang in GRAMMARS:
-            edit = table_stub(src, fn)
-        else:
-            edit = python_stub(src, fn) if src.is_python else js_stub(src, fn)
+        edit = docstring_stub(src, fn) if src.spec.stub.body == "docstring" else body_stub(src, fn)
         return None if edit is None else src.accept(src.apply([edit]))
