@@ -6,8 +6,9 @@ environment vs the same commands run bare by mini-swe-agent's own ``LocalEnviron
 send (ls, cat, grep, sed, git status / diff, a Python one-liner). A step is one model call (the
 stand-in server on 127.0.0.1, through datagen's teacher client, no cache) plus one command; the
 sandboxed side runs the command with ``SandboxEnvironment.execute`` (bwrap, the uid hand-over,
-the disk overlay, cgroups), the bare side with ``LocalEnvironment.execute``. Both sides in
-turns, in one process. Ratios: per command, and per step.
+the disk overlay, cgroups: one sandbox session for the run's commands), the bare side with
+``LocalEnvironment.execute``, and, for reference, one sandbox per command (no session, on a
+second copy). All sides in turns, in one process. Ratios: per command, and per step.
 (2) ``--runs`` solving runs (six steps each: explore, write the fix, submit) of mini-swe-agent on
 a small Python task, graded; CPU seconds of this process and its children.
 
@@ -40,8 +41,8 @@ COMMANDS = ["ls", "cat tinyhttp/headers.py", "grep -rn 'def ' tinyhttp | head -2
             "find . -name '*.py' | wc -l"]
 
 
-def _work(root: Path) -> Path:
-    work = shutil.copytree(ROOT / "sample_data" / "tinyhttp", root / "work")
+def _work(root: Path, name: str = "work") -> Path:
+    work = shutil.copytree(ROOT / "sample_data" / "tinyhttp", root / name)
     env = {**os.environ, "GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@b", "GIT_COMMITTER_NAME": "b",
            "GIT_COMMITTER_EMAIL": "b@b"}
     for args in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "base"]):
@@ -69,26 +70,32 @@ def step_overhead(rounds: int) -> None:
     answer = "THOUGHT: look.\n\n```mswea_bash_command\nls\n```"
     with tempfile.TemporaryDirectory() as tmp, FakeOpenAI(models=("stand-in-policy",), answer=lambda b: answer) as srv:
         work = _work(Path(tmp))
-        boxed = SandboxEnvironment(workdir=work, sandbox=untrusted_sandbox("auto"), limits=SandboxLimits(timeout_s=60),
-                                   run_env={})
-        bare = LocalEnvironment(cwd=str(work), timeout=60)
+        sandbox, limits = untrusted_sandbox("auto"), SandboxLimits(timeout_s=60)
+        # each side its own copy: a session holds its working copy (overlay, uid) until it closes
+        boxed = SandboxEnvironment(workdir=work, sandbox=sandbox, limits=limits, run_env={})
+        each = SandboxEnvironment(workdir=_work(Path(tmp), "each"), sandbox=sandbox, limits=limits, run_env={},
+                                  session=False)
+        bare = LocalEnvironment(cwd=str(_work(Path(tmp), "bare")), timeout=60)
         model = _model(srv.base_url)
         messages = [{"role": "system", "content": "s"}, {"role": "user", "content": "task"}]
-        times = {"bare": [], "sandbox": [], "model": []}
+        times = {"bare": [], "sandbox": [], "per-command": [], "model": []}
         for _ in range(rounds):
             for command in COMMANDS:
-                for side, env in (("bare", bare), ("sandbox", boxed)):
+                for side, env in (("bare", bare), ("sandbox", boxed), ("per-command", each)):
                     start = time.perf_counter()
                     env.execute({"command": command})
                     times[side].append(time.perf_counter() - start)
                 start = time.perf_counter()
                 model.query(messages)
                 times["model"].append(time.perf_counter() - start)
+        boxed.close()
     cmd = {k: statistics.median(v) for k, v in times.items()}
     step_bare, step_box = cmd["model"] + cmd["bare"], cmd["model"] + cmd["sandbox"]
-    print(f"sandbox back end: {boxed.sandbox.name}; {len(COMMANDS)} commands x {rounds} rounds (medians)")
+    print(f"sandbox back end: {sandbox.name}, session: {boxed.session_error or 'on'}; "
+          f"{len(COMMANDS)} commands x {rounds} rounds (medians); load average {os.getloadavg()[0]:.1f}")
     print(f"command: bare {cmd['bare'] * 1000:.1f} ms, sandboxed {cmd['sandbox'] * 1000:.1f} ms, "
-          f"ratio {cmd['sandbox'] / cmd['bare']:.2f}x")
+          f"ratio {cmd['sandbox'] / cmd['bare']:.2f}x (one sandbox per command: {cmd['per-command'] * 1000:.1f} ms, "
+          f"{cmd['per-command'] / cmd['bare']:.2f}x)")
     print(f"step (stand-in model call {cmd['model'] * 1000:.1f} ms + command): bare {step_bare * 1000:.1f} ms, "
           f"sandboxed {step_box * 1000:.1f} ms, ratio {step_box / step_bare:.2f}x")
     for latency in (0.5, 2.0):

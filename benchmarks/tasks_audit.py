@@ -12,8 +12,9 @@ For every task of ``OUT/tasks.jsonl``:
   the changed files for a mined commit) and files; the share of fixes with 2+ hunks and 2+
   files; median changed lines;
 - **replay** (``--replay N``: N tasks per repo): a fresh clone, the task's own
-  ``setup_script``, ``eval_script`` (must fail), ``git apply`` of the patch, ``eval_script``
-  (must pass); then the fix plus a deleted test file must fail again (exit 3).
+  ``setup_script``, ``eval_script`` (must fail); another fresh clone and setup, ``git apply``
+  of the patch, ``eval_script`` (must pass); then the fix plus a deleted test file must fail
+  again (exit 3).
 
     PYTHONPATH=. python benchmarks/tasks_audit.py /tmp/out --replay 1 --json /tmp/audit.json
 """
@@ -89,16 +90,27 @@ def statement_problems(task: dict) -> list[str]:
     return problems
 
 
-def replay(out: Path, task: dict, scratch: Path) -> str:
-    """'pass', or the step that failed."""
+def _fresh(out: Path, task: dict, scratch: Path) -> Path | None:
+    """A fresh clone of the task's environment with its ``setup_script`` run (None: setup failed)."""
     clone = scratch / "replay"
     shutil.rmtree(clone, ignore_errors=True)
     git(scratch, "clone", "-q", str(out / task["repo_path"]), str(clone))
+    return clone if _bash(task["setup_script"], clone) == 0 else None
+
+
+def replay(out: Path, task: dict, scratch: Path) -> str:
+    """'pass', or the step that failed. Each eval run gets its own fresh clone and setup, as a
+    trainer's attempt gets a fresh container: files one run's tests write into the checkout
+    (parser tables, snapshots) must not reach the next run."""
     try:
-        if _bash(task["setup_script"], clone) != 0:
+        clone = _fresh(out, task, scratch)
+        if clone is None:
             return "setup_failed"
         if _bash(task["eval_script"], clone) == 0:
             return "eval_passes_before_fix"
+        clone = _fresh(out, task, scratch)
+        if clone is None:
+            return "setup_failed"
         if git(clone, "apply", "-", input=task["patch"]).returncode != 0:
             return "patch_does_not_apply"
         if _bash(task["eval_script"], clone) != 0:
@@ -110,7 +122,7 @@ def replay(out: Path, task: dict, scratch: Path) -> str:
                 return "test_deletion_not_refused"
         return "pass"
     finally:
-        shutil.rmtree(clone, ignore_errors=True)
+        shutil.rmtree(scratch / "replay", ignore_errors=True)
 
 
 def audit(out: Path, replay_per_repo: int) -> dict:

@@ -18,7 +18,6 @@ from pathlib import Path
 
 from datagen.config.sandbox import SandboxLimits
 from datagen.sandbox.envs.leaks import held_files
-from datagen.sandbox.envs.python.manager import PythonEnv
 from datagen.sandbox.harness.grading import flaky_tests
 from datagen.sandbox.harness.profiles.base import ProfileEnv
 from datagen.sandbox.harness.profiles.pytest import parse_coverage_json
@@ -61,7 +60,7 @@ class SuiteRunner:
     """Runs a repo's suite on fresh copies of its clean source, in the sandbox."""
 
     def __init__(self, runner: str, src: Path, sandbox: Sandbox, limits: SandboxLimits,
-                 env: ProfileEnv | PythonEnv | None, scratch: Path, ro_paths: tuple[Path, ...] = ()):
+                 env: ProfileEnv | object, scratch: Path, ro_paths: tuple[Path, ...] = ()):
         self.runner, self.src, self.sandbox, self.limits = runner, src, sandbox, limits
         self.profile = get_profile(runner)
         self.env, self.scratch, self.ro_paths = as_profile_env(runner, env), scratch, ro_paths

@@ -18,16 +18,21 @@ import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from packaging.requirements import InvalidRequirement, Requirement
 
 from datagen.records.env import EnvPlan, InstallStep
 from datagen.sandbox.envs.cache import EnvSetupError
-from datagen.sandbox.envs.python.manager import EnvManager, PythonEnv
+from datagen.sandbox.harness.runners import ensure_env
 from datagen.sandbox.isolation.base import Sandbox
 from datagen.synth.baseline import SuiteRunner
 from datagen.synth.statements import render
 from datagen.teachers import TeacherRequest
+
+if TYPE_CHECKING:
+    from datagen.config.sandbox import EnvConfig
+    from datagen.sandbox.harness.profiles.base import Profile
 
 REPAIRABLE = ("env_setup_failed", "no_tests", "no_passing_tests")
 REPAIR_SCHEMA = {
@@ -152,16 +157,17 @@ def apply_answer(plan: EnvPlan, answer: dict) -> EnvPlan:
     return new
 
 
-def try_plan(manager: EnvManager, src: Path, name: str, plan: EnvPlan, sandbox: Sandbox, limits,
-             scratch: Path, runner: str) -> Failure | None:
-    """Build ``plan`` and run the suite once with the profile ``runner`` (one whose env is
-    ``EnvManager``'s): None when at least one test passes."""
+def try_plan(profile: Profile, src: Path, plan: EnvPlan, config: EnvConfig, sandbox: Sandbox, limits,
+             scratch: Path, setup_limits=None) -> Failure | None:
+    """Build ``plan`` with the profile's builder (the env cache, a recorded failure retried;
+    ``setup_limits``, default ``limits``, under the setup's network and timeout) and run the
+    suite once under ``limits``: None when at least one test passes."""
     try:
-        env: PythonEnv = manager.ensure(src, retry_failed=True, plan=plan, name=name)
+        env = ensure_env(profile, src, config, sandbox, setup_limits or limits, retry_failed=True, plan=plan)
     except EnvSetupError as exc:
         return Failure("env_setup_failed", str(exc), exc.log_tail, exc.step)
     scratch.mkdir(parents=True, exist_ok=True)
-    run = SuiteRunner(runner, src, sandbox, limits, env, scratch).run()
+    run = SuiteRunner(profile.name, src, sandbox, limits, env, scratch).run()
     output = (run.run.stdout + run.run.stderr)[-4000:]
     if not run.results:
         return Failure("no_tests", run.report_error or "the runner reported no tests", output, "test run")

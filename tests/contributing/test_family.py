@@ -48,7 +48,8 @@ def test_a_family_from_its_own_module_makes_tasks_in_a_real_build(tmp_path):
     git(repo, "commit", "-q", "-m", "shapes")
     out, cache = tmp_path / "out", tmp_path / "cache"
     sets = [f"env.cache_dir={cache / 'envs'}", f"env.inherit_site_packages=[{SITE}]", "synth.families=[toy]",
-            "synth.max_candidates_per_repo=10", "validation.test_timeout_s=60"]
+            "synth.max_candidates_per_repo=10", "validation.test_timeout_s=60", "baseline.runs=1",
+            "validation.full_runs=1"]
     cmd = [sys.executable, "-c", "import tests.synth.toy_family; from datagen.cli.app import main; main()",
            "build", "tasks", "-o", str(out), str(repo), *(a for s in sets for a in ("--set", s))]
     proc = subprocess.run(cmd, capture_output=True, text=True, env=build_env(cache), cwd=ROOT, timeout=600)

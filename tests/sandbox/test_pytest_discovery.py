@@ -152,3 +152,16 @@ def test_a_suite_folder_with_its_own_conftest_and_config_is_found_and_run(tmp_pa
     plan = python_plan(src, pythons=[sys.executable])
     assert plan.test_paths == ["src/tests"] and "--rootdir=." in plan.env["PYTEST_ADDOPTS"]
     assert _suite_and_replay(src, tmp_path) == {"src/tests/check_pad.py::test_pad": "pass"}
+
+
+def test_test_modules_that_call_unittest_main_at_import_are_collected(tmp_path):
+    """``unittest.main()`` at module level, unguarded (a suite run as ``python testcalc.py``):
+    it would parse pytest's arguments and exit during collection; pytest starts with it a no-op."""
+    src = _tree(tmp_path / "repo", {
+        "calcx.py": "def add(a, b):\n    return a + b\n",
+        "test/testcalc.py": "import unittest\n\nfrom calcx import add\n\n\nclass Add(unittest.TestCase):\n"
+                            "    def test_add(self):\n        self.assertEqual(add(2, 3), 5)\n\n\nunittest.main()\n",
+    })
+    plan = python_plan(src, pythons=[sys.executable])
+    assert plan.env["UNITTEST_MAIN_AT_IMPORT"] == "skip" and "test/testcalc.py" in " ".join(plan.notes)
+    assert _suite_and_replay(src, tmp_path) == {"test/testcalc.py::Add::test_add": "pass"}

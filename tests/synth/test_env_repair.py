@@ -9,7 +9,7 @@ import pytest
 
 from datagen.config.sandbox import EnvConfig, SandboxLimits
 from datagen.records.env import EnvPlan, InstallStep
-from datagen.sandbox.envs.python.manager import EnvManager
+from datagen.sandbox.harness.profiles.registry import get_profile
 from datagen.sandbox.isolation.select import untrusted_sandbox
 from datagen.synth.env_repair import Failure, apply_answer, repair, try_plan
 from datagen.teachers import make_teacher
@@ -49,12 +49,12 @@ def test_teacher_rounds_until_a_plan_works(tmp_path, monkeypatch):
     (src / "tests" / "test_calc.py").write_text(TEST)
     sandbox = untrusted_sandbox("auto")
     limits = SandboxLimits(timeout_s=60)
-    manager = EnvManager(EnvConfig(cache_dir=str(tmp_path / "envs"), inherit_site_packages=[SITE],
-                                   test_requirements=["pytest"]), sandbox, limits)
-    plan = manager.plan(src)
+    config = EnvConfig(cache_dir=str(tmp_path / "envs"), inherit_site_packages=[SITE], test_requirements=["pytest"])
+    profile = get_profile("pytest")
+    plan = profile.configured_plan(src, config)
 
     def attempt(p):
-        return try_plan(manager, src, "calc", p, sandbox, limits, tmp_path / "scratch", "pytest")
+        return try_plan(profile, src, p, config, sandbox, limits, tmp_path / "scratch")
 
     first = attempt(plan)
     assert first is not None and first.kind == "no_passing_tests"

@@ -20,7 +20,6 @@ from datagen.builds.tasks.sandboxed import baseline_path, run_limits
 from datagen.config.tasks import TasksRecipe
 from datagen.runtime.repo_stage import store_json
 from datagen.sandbox.envs.cache import load_plan
-from datagen.sandbox.envs.python.manager import EnvManager
 from datagen.sandbox.harness.profiles.registry import get_profile
 from datagen.synth.env_repair import REPAIRABLE, Failure, repair, try_plan
 
@@ -35,19 +34,20 @@ def repair_envs(cfg: TasksRecipe, states, work: Path, teacher, console: Console)
     if not todo or teacher is None or not cfg.env.repair_rounds:
         return False
     sandbox = untrusted_sandbox(cfg.sandbox.backend)
-    manager = EnvManager(cfg.env, sandbox, cfg.sandbox.limits)
     changed = False
     for s in todo:
         name, src = s.repo.name, work / "src" / s.repo.name
         record = work / "envs" / f"{name}.json"
         info = json.loads(record.read_text()) if record.is_file() else {}
+        profile = get_profile(s.row.runner)
         plan = load_plan(work / "env-plans" / f"{name}.json", "keep") if \
-            (work / "env-plans" / f"{name}.json").is_file() else manager.plan(src, name)
+            (work / "env-plans" / f"{name}.json").is_file() else profile.configured_plan(src, cfg.env, name)
         failure = Failure(s.baseline.reason, s.baseline.detail, info.get("log_tail", ""), info.get("failed_step", ""))
         console.print(f"[cyan]env repair[/] {name}: {failure.kind} ({cfg.env.repair_rounds} rounds at most)")
 
-        def attempt(candidate, src=src, name=name, runner=s.row.runner):
-            return try_plan(manager, src, name, candidate, sandbox, run_limits(cfg), work / "scratch", runner)
+        def attempt(candidate, src=src, profile=profile):
+            return try_plan(profile, src, candidate, cfg.env, sandbox, run_limits(cfg), work / "scratch",
+                            cfg.sandbox.limits)
 
         result = repair(name, src, plan, failure, teacher, cfg.env.repair_rounds, attempt)
         store_json(work / "env-repairs" / f"{name}.json",

@@ -150,6 +150,24 @@ def _walk(root: Path):
             yield os.path.join(dirpath, name)
 
 
+class HandOver:
+    """A working copy given to a sandbox uid (and its capped overlay), until ``release()``."""
+
+    def __init__(self, workdir: Path, lease: UidLease | None, owners: dict[str, tuple[int, int]] | None):
+        self.workdir, self.lease, self.owners = workdir, lease, owners
+        self.cap: disk.CappedWorkdir | None = None
+
+    def release(self) -> None:
+        """Apply the overlay's writes, give the files back, free the uid."""
+        try:
+            if self.cap is not None:
+                self.cap.finish()
+        finally:
+            if self.lease is not None:
+                _take_back(self.workdir, self.owners)
+                self.lease.release()
+
+
 class BwrapSandbox:
     """Runs commands under ``bwrap``; see the module docstring for the layout."""
 
@@ -221,6 +239,21 @@ class BwrapSandbox:
     def run(self, cmd: Sequence[str], workdir: Path, limits: SandboxLimits,
             env: Mapping[str, str] | None = None, ro_paths: Sequence[Path] = ()) -> RunResult:
         workdir = Path(workdir).resolve()
+        held = self.hand_over(workdir, limits)
+        try:
+            argv = self.argv(cmd, workdir, limits, ro_paths, held.lease.uid if held.lease else None,
+                             source=held.cap.merged if held.cap else None)
+            run_env = base_env(env)
+            result = execute(argv, backend=self.name, cwd=workdir, env=run_env,
+                             limits=limits, use_cgroup=True,
+                             disk_full=held.cap.full if held.cap else None)
+            return exec_failure(result, cmd[0], _LAUNCHER_ERRORS, run_env["PATH"])
+        finally:
+            held.release()
+
+    def hand_over(self, workdir: Path, limits: SandboxLimits) -> HandOver:
+        """Ready ``workdir`` for runs: as root, a leased uid owns it and writes go to a capped
+        overlay until ``release()`` (one run, or a whole session's)."""
         check_workdir(workdir)
         lease = UidLease() if self.as_root else None
         try:
@@ -229,24 +262,13 @@ class BwrapSandbox:
             if lease is not None:
                 lease.release()
             raise
-        cap = None
+        held = HandOver(workdir, lease, owners)
         try:
-            cap = self._capped(workdir, lease, limits) if lease else None
-            argv = self.argv(cmd, workdir, limits, ro_paths, lease.uid if lease else None,
-                             source=cap.merged if cap else None)
-            run_env = base_env(env)
-            result = execute(argv, backend=self.name, cwd=workdir, env=run_env,
-                             limits=limits, use_cgroup=True,
-                             disk_full=cap.full if cap else None)
-            return exec_failure(result, cmd[0], _LAUNCHER_ERRORS, run_env["PATH"])
-        finally:
-            try:
-                if cap is not None:
-                    cap.finish()
-            finally:
-                if lease is not None:
-                    _take_back(workdir, owners)
-                    lease.release()
+            held.cap = self._capped(workdir, lease, limits) if lease else None
+        except BaseException:
+            held.release()
+            raise
+        return held
 
     def _capped(self, workdir: Path, lease: UidLease, limits: SandboxLimits) -> disk.CappedWorkdir | None:
         """The capped overlay for this run, or None (warned once) where it cannot be made."""

@@ -80,13 +80,17 @@ class RunCgroup:
                     os.close(fd)
 
     def processes_hit(self) -> bool:
+        return self.processes_max_events() > 0
+
+    def processes_max_events(self) -> int:
+        """How often a fork was refused at pids.max (a count: a session compares two)."""
         if self.pids is None:
-            return False
+            return 0
         for line in _read(self.pids / "pids.events").splitlines():
             key, _, value = line.partition(" ")
-            if key == "max" and int(value or 0) > 0:
-                return True
-        return False
+            if key == "max":
+                return int(value or 0)
+        return 0
 
     def oom_kills(self) -> int:
         if self.memory is None:

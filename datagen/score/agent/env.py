@@ -12,6 +12,7 @@ a copy of that repository kept outside the working copy, so nothing the agent wr
 from __future__ import annotations
 
 import os
+import shlex
 import shutil
 import subprocess
 from collections.abc import Mapping, Sequence
@@ -27,6 +28,7 @@ from datagen.sandbox.harness.profiles.base import ProfileEnv, links_into
 from datagen.sandbox.harness.profiles.registry import get_profile
 from datagen.sandbox.harness.task_store import materialize
 from datagen.sandbox.isolation.base import Sandbox
+from datagen.sandbox.isolation.session import BwrapSession, SessionError, open_session
 
 SUBMIT = "COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"
 # a fixed author and date: the same task gives the same root commit in every run
@@ -104,10 +106,16 @@ def cut(text: str, limit: int) -> str:
 
 class SandboxEnvironment:
     """mini-swe-agent's ``Environment`` protocol (``execute``, ``get_template_vars``,
-    ``serialize``); each command is ``bash -c`` in the sandbox, stderr merged into stdout."""
+    ``serialize``); each command is ``bash -c`` in the sandbox, stderr merged into stdout.
+
+    The commands of one environment (one agent run) go through one sandbox session
+    (``isolation/session.py``: the same isolation, started once, no process outliving its
+    command); where no session can start, each command is its own sandbox run and
+    ``session_error`` says why. ``close()`` ends the session: the working copy holds the
+    run's writes only after it."""
 
     def __init__(self, *, workdir: Path, sandbox: Sandbox, limits: SandboxLimits, run_env: Mapping[str, str],
-                 ro_paths: Sequence[Path] = (), max_output_chars: int = 10_000):
+                 ro_paths: Sequence[Path] = (), max_output_chars: int = 10_000, session: bool = True):
         self.workdir = Path(workdir)
         self.sandbox = sandbox
         self.limits = limits
@@ -117,6 +125,33 @@ class SandboxEnvironment:
                                                max_output_chars=max_output_chars, sandbox=sandbox.name)
         self.commands = 0
         self.seconds = 0.0
+        self.session: BwrapSession | None = None
+        self.session_error: str | None = None if session else "off (one sandbox per command asked for)"
+
+    def _run(self, command: str, cwd: str, limits: SandboxLimits):
+        """One command: through the session (opened on first use, reopened after a broken
+        one), else as its own sandbox run."""
+        if self.session is not None and self.session.broken:
+            self.session.close()
+            self.session = None
+        if self.session is None and self.session_error is None:
+            try:
+                self.session = open_session(self.sandbox, self.workdir, self.limits, env=self.run_env,
+                                            ro_paths=self.ro_paths)
+            except (OSError, SessionError) as exc:
+                self.session_error = str(exc)
+        argv = ["bash", "-c", "exec 2>&1\n" + command]
+        if self.session is not None:
+            return self.session.run(argv, cwd=Path(cwd) if cwd else None, timeout_s=limits.timeout_s)
+        if cwd:
+            argv[2] = f"cd {shlex.quote(cwd)} || exit\n{argv[2]}"
+        return self.sandbox.run(argv, self.workdir, limits, env=self.run_env, ro_paths=self.ro_paths)
+
+    def close(self) -> None:
+        """End the session (its writes reach the working copy); later commands open another."""
+        if self.session is not None:
+            self.session.close()
+            self.session = None
 
     def execute(self, action: dict, cwd: str = "", *, timeout: int | None = None) -> dict[str, Any]:
         """Run the action's ``command``; raises mini-swe-agent's ``Submitted`` when its first
@@ -125,8 +160,7 @@ class SandboxEnvironment:
 
         limits = self.limits if timeout is None else self.limits.model_copy(update={"timeout_s": float(timeout)})
         try:
-            result = self.sandbox.run(["bash", "-c", "exec 2>&1\n" + action.get("command", "")], self.workdir,
-                                      limits, env=self.run_env, ro_paths=self.ro_paths)
+            result = self._run(action.get("command", ""), cwd, limits)
         except (OSError, RuntimeError, SkipItem) as exc:
             raise SandboxFailure(f"{type(exc).__name__}: {exc}") from exc
         self.commands += 1
@@ -148,5 +182,6 @@ class SandboxEnvironment:
         return {**self.config.model_dump(), **kwargs}
 
     def serialize(self) -> dict:
-        return {"info": {"config": {"environment": self.config.model_dump(mode="json"),
+        return {"info": {"sandbox_session": self.session_error or "on",
+                         "config": {"environment": self.config.model_dump(mode="json"),
                                     "environment_type": f"{type(self).__module__}.{type(self).__name__}"}}}

@@ -258,6 +258,11 @@ class AgentScorer:
             run.detail = str(agent.messages[-1].get("content", ""))[:2000] if run.exit_status != "submitted" else ""
         except SandboxFailure as exc:
             run.exit_status, run.detail = "sandbox_error", str(exc)
+        finally:
+            try:
+                env.close()  # the session's writes reach the working copy before its diff is read
+            except (OSError, RuntimeError) as exc:
+                run.exit_status, run.detail = "sandbox_error", f"closing the sandbox session: {exc}"
         run.wall_s = time.monotonic() - started
         run.steps, run.trajectory = agent.n_calls, agent.serialize()
         u = model.usage

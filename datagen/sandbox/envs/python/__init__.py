@@ -1,3 +1,3 @@
 """Python environments: ``plan`` (rules from the repo's own files, no network), ``sources``
-(readers of its dependency files), ``manager`` (builds and reuses one env per plan with uv),
-``docker`` (the plan as a Dockerfile)."""
+(readers of its dependency files), ``manager`` (the builder of one venv per plan with uv, in the
+env cache of ``envs/cache.py``), ``docker`` (the plan's image: pip steps one by one)."""

@@ -122,6 +122,9 @@ def python_plan(src: Path, pythons: list[str] | tuple[str, ...] = (), test_requi
         # unittest discovery's names (`test.py`, `tests.py`, `testfoo.py`) are not pytest's default
         plan.env["PYTEST_ADDOPTS"] = f'-o "python_files={UNITTEST_FILES}"'
         plan.notes.append("test files named the unittest way (test*.py): pytest told to collect them (python_files)")
+    if main := meta.unittest_main_at_import():
+        plan.env["UNITTEST_MAIN_AT_IMPORT"] = "skip"  # the pytest profile's start reads it (UNITTEST_MAIN)
+        plan.notes.append(f"{main} calls unittest.main() at import: pytest starts with it a no-op")
     plan.write_files = meta.generated_files()
     if plan.write_files:
         plan.notes.append(f"build-generated files written into the source: {', '.join(sorted(plan.write_files))}")
@@ -442,6 +445,22 @@ class _Meta:
         """Whether some of the repo's tests live in files unittest discovery runs and
         pytest's default names miss (``test.py``, ``tests.py``, ``pkg/tests/testfoo.py``)."""
         return any(unittest_style(p) for p in _test_files(self.src))
+
+    def unittest_main_at_import(self) -> str:
+        """The first test file that calls ``unittest.main()`` at module level, unguarded by
+        ``if __name__ == "__main__"`` ('' when none does)."""
+        for path in _test_files(self.src):
+            try:
+                tree = ast.parse(path.read_text(encoding="utf-8"))
+            except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
+                continue
+            for node in tree.body:
+                call = node.value if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) else None
+                func = call.func if call is not None else None
+                if isinstance(func, ast.Attribute) and func.attr == "main" and \
+                        isinstance(func.value, ast.Name) and func.value.id == "unittest":
+                    return path.relative_to(self.src).as_posix()
+        return ""
 
     def tox_commands(self) -> list[str]:
         if self.tox is None or not self.tox.has_section("testenv"):

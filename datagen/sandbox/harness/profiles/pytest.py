@@ -92,11 +92,23 @@ sys.exit(pytest.main(sys.argv[1:], plugins=[Budget()]))
 """
 
 
+# A test module that calls ``unittest.main()`` at import, unguarded (ply's ``test/testlex.py``,
+# run as ``python testlex.py``), makes unittest parse pytest's arguments and exit while pytest
+# collects it: where the plan says so (``UNITTEST_MAIN``), pytest starts with ``unittest.main``
+# a no-op, and pytest runs the module's tests itself.
+UNITTEST_MAIN = "UNITTEST_MAIN_AT_IMPORT"
+_NO_UNITTEST_MAIN = "import unittest\nunittest.main = lambda *args, **kwargs: None\n"
+_PLAIN_BOOT = "import sys\nimport pytest\nsys.exit(pytest.main(sys.argv[1:]))\n"
+
+
 def pytest_start(python: str, plan: EnvPlan | None = None) -> list[str]:
-    """``python -m pytest``, or the Hypothesis budget's start where the plan sets one."""
-    if plan is not None and HYPOTHESIS_EXAMPLES in plan.env:
-        return [python, "-c", _HYPOTHESIS_BOOT]
-    return [python, "-m", "pytest"]
+    """``python -m pytest``, or a start of a few lines where the plan sets a Hypothesis budget
+    or has test modules that call ``unittest.main()`` at import."""
+    env = plan.env if plan is not None else {}
+    if HYPOTHESIS_EXAMPLES not in env and UNITTEST_MAIN not in env:
+        return [python, "-m", "pytest"]
+    boot = _HYPOTHESIS_BOOT if HYPOTHESIS_EXAMPLES in env else _PLAIN_BOOT
+    return [python, "-c", (_NO_UNITTEST_MAIN if UNITTEST_MAIN in env else "") + boot]
 
 
 def pytest_command(python: str, report: str, tests: list[str], plan: EnvPlan | None = None) -> list[str]:
@@ -326,8 +338,10 @@ class PytestProfile(Profile):
     def coverage(self, env: ProfileEnv, sandbox: Sandbox, workdir: Path, limits: SandboxLimits,
                  ro_paths: tuple[Path, ...] = ()) -> dict[str, dict[int, list[str]]]:
         """coverage.py over the suite, each test's lines under its node id (a plugin written
-        into the copy switches the context per test)."""
-        (workdir / f"{CONTEXT_PLUGIN}.py").write_text(_PLUGIN_SOURCE, encoding="utf-8")
+        into the copy switches the context per test; loaded before collection, it also makes
+        ``unittest.main`` a no-op where the plan says the test modules call it at import)."""
+        no_main = _NO_UNITTEST_MAIN if UNITTEST_MAIN in env.plan.env else ""
+        (workdir / f"{CONTEXT_PLUGIN}.py").write_text(_PLUGIN_SOURCE + no_main, encoding="utf-8")
         (workdir / COVERAGE_RC).write_text(_COVERAGE_RC_SOURCE, encoding="utf-8")
         py, ro, run_env = self.python(env), (*env.ro_paths, *ro_paths), self.run_env(env, workdir)
         run_env = {k: v for k, v in run_env.items() if not k.startswith("COVERAGE_")}
