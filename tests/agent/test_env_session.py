@@ -20,6 +20,7 @@ def _observations(env: SandboxEnvironment) -> list[tuple[str, int]]:
 
 
 def test_a_session_sees_what_a_sandbox_per_command_sees(tmp_path):
+    pytest.importorskip("minisweagent")
     ok, reason = bwrap_works()
     if not ok:
         pytest.skip(f"bwrap unavailable: {reason}")

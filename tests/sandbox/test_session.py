@@ -106,9 +106,14 @@ def test_the_session_dies_with_the_process_that_opened_it(workdir):
         from datagen.sandbox.isolation.bwrap import BwrapSandbox
         from datagen.sandbox.isolation.session import open_session
         from tests.sandbox.conftest import SMALL
+        import threading, time
+        from tests.sandbox.test_session import _sleeps
         s = open_session(BwrapSandbox(), Path({str(workdir)!r}), SMALL)
-        print(s.proc.pid, flush=True)
-        s.run(["bash", "-c", "sleep 1000.25"], timeout_s=1000)
+        threading.Thread(target=s.run, args=(["bash", "-c", "sleep 1000.25"],), kwargs={{"timeout_s": 1000}}).start()
+        deadline = time.monotonic() + 10
+        while not any(_sleeps()) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        print(s.proc.pid if any(_sleeps()) else "no command started", flush=True)
     """)], cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, stdout=subprocess.PIPE, text=True)
     bwrap_pid = int(opener.stdout.readline())
     pidfd = os.pidfd_open(bwrap_pid)
