@@ -20,6 +20,7 @@ from typing import Protocol
 from datagen.config.sandbox import SandboxLimits
 from datagen.records.tasks import LimitName, RunResult
 from datagen.sandbox.isolation.cgroups import RunCgroup
+from datagen.sandbox.isolation.command_server import Capped
 
 MiB = 1024 * 1024
 DEFAULT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
@@ -47,30 +48,23 @@ def base_env(env: Mapping[str, str] | None) -> dict[str, str]:
 
 
 class _Capture(threading.Thread):
-    """Reads a pipe to the end, keeping the first and last ``cap // 2`` bytes."""
+    """Reads a pipe to the end, keeping the first and last ``cap // 2`` bytes (``Capped``, the
+    same rule the session's command server applies inside a sandbox)."""
 
     def __init__(self, stream, cap: int):
         super().__init__(daemon=True)
-        self.stream, self.half = stream, max(cap // 2, 1)
-        self.head = bytearray()
-        self.tail = bytearray()
-        self.total = 0
+        self.stream, self.capped = stream, Capped(cap)
+
+    @property
+    def total(self) -> int:
+        return self.capped.total
 
     def run(self) -> None:
         while chunk := self.stream.read1(65536):
-            self.total += len(chunk)
-            room = self.half - len(self.head)
-            if room > 0:
-                self.head += chunk[:room]
-                chunk = chunk[room:]
-            if chunk:
-                self.tail += chunk
-                del self.tail[: max(len(self.tail) - self.half, 0)]
+            self.capped.add(chunk)
 
     def text(self) -> str:
-        cut = self.total - len(self.head) - len(self.tail)
-        mid = f"\n[... {cut} bytes cut by the sandbox ...]\n".encode() if cut > 0 else b""
-        return (bytes(self.head) + mid + bytes(self.tail)).decode("utf-8", "replace")
+        return self.capped.kept().decode("utf-8", "replace")
 
 
 def rlimit_setter(limits: SandboxLimits, memory: bool) -> Callable[[], None]:

@@ -42,10 +42,14 @@ class Capped:
             self.tail += chunk
             del self.tail[: max(len(self.tail) - self.half, 0)]
 
-    def text(self):
+    def kept(self):
+        """The kept bytes, with a line saying how many were cut between head and tail."""
         cut = self.total - len(self.head) - len(self.tail)
         mid = f"\n[... {cut} bytes cut by the sandbox ...]\n".encode() if cut > 0 else b""
-        return base64.b64encode(bytes(self.head) + mid + bytes(self.tail)).decode()
+        return bytes(self.head) + mid + bytes(self.tail)
+
+    def text(self):
+        return base64.b64encode(self.kept()).decode()
 
 
 def sweep():
