@@ -52,7 +52,7 @@ def ensure_env(profile: Profile, src: Path, config: EnvConfig, sandbox: Sandbox,
                retry_failed: bool = False, plan: EnvPlan | None = None, record: Path | None = None) -> ProfileEnv:
     """The profile's environment for the repo at ``src`` (built once per repo + plan key);
     with ``record``, what happened is written there (``envs/cache.py``'s ``write_record``)."""
-    plan = plan or profile.plan(src)
+    plan = plan or profile.configured_plan(src, config)
     ctx = env_context(config, sandbox, limits, retry_failed)
     try:
         env = profile.ensure_env(src, plan, ctx)

@@ -276,7 +276,7 @@ class PytestProfile(Profile):
         return {**base, **{k: v for k, v in env.env.items() if k not in base}, "PYTHONUNBUFFERED": "1"}
 
     def python(self, env: ProfileEnv) -> str:
-        return env.extra.python
+        return env.extra.python if env.extra is not None else "python3"  # an env not built here (a stub plan)
 
     def finished_files(self, run) -> list[str]:
         return finished_test_files(run.stdout)
