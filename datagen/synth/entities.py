@@ -55,6 +55,18 @@ class Entity:
     node_types: frozenset[str] = field(default=frozenset(), repr=False, compare=False)
 
 
+COMMENT_MARKERS = ("#", "//", "/*", "*", "///", "--")
+
+
+def comment_above(lines: list[str], e: Entity) -> list[str]:
+    """The comment lines right above ``e`` (``lines``: its file's), stripped of indentation."""
+    above, k = [], e.start_line - 2
+    while k >= 0 and lines[k].strip().startswith(COMMENT_MARKERS):
+        above.insert(0, lines[k].strip())
+        k -= 1
+    return above
+
+
 def grammar_for(lang: str, path: str = "") -> str:
     """The grammar name of ``lang`` for ``path`` (``.tsx`` files need the TSX grammar)."""
     grammars = SPECS[lang].grammars if lang in SPECS else {}

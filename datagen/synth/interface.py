@@ -11,14 +11,13 @@ import re
 from collections.abc import Mapping
 
 from datagen.records.tasks import InterfaceItem, interface_text
-from datagen.synth.entities import LANGS, Entity, extract_entities
+from datagen.synth.entities import LANGS, Entity, comment_above, extract_entities
 from datagen.synth.reach import FUNCS
 from datagen.synth.snapshot import is_test_file
 from datagen.synth.soundness import TaskView, implicit_names
 from datagen.synth.statements import tokens
 from datagen.synth.stubs import signature
 
-_COMMENT = ("#", "//", "/*", "*", "///", "--")
 MAX_DOC_LINES = 8  # a doc comment longer than this is cut (its first lines say what it is)
 _HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? ")
 
@@ -27,10 +26,7 @@ def doc_comment(text: str, e: Entity) -> str:
     """The comment lines right above ``e`` and its docstring (a string first in its body),
     stripped of comment markers and quotes, at most ``MAX_DOC_LINES`` lines."""
     lines = text.splitlines()
-    above, k = [], e.start_line - 2
-    while k >= 0 and lines[k].strip().startswith(_COMMENT):
-        above.insert(0, lines[k].strip().lstrip("#/*-! ").rstrip("*/ ").strip())
-        k -= 1
+    above = [line.lstrip("#/*-! ").rstrip("*/ ").strip() for line in comment_above(lines, e)]
     body = lines[e.start_line:e.end_line]
     doc: list[str] = []
     first = next((i for i, x in enumerate(body[:3]) if x.strip().startswith(('"""', "'''"))), None)

@@ -22,7 +22,7 @@ from pathlib import PurePosixPath
 
 from datagen.sandbox.harness.profiles.registry import get_profile
 from datagen.synth.candidates import Candidate, derive_seed
-from datagen.synth.entities import Entity, extract_entities
+from datagen.synth.entities import Entity, comment_above, extract_entities
 from datagen.synth.families.registry import Family, Proposal, register, share_budget
 from datagen.synth.reach import FUNCS, coverage_reach, entity_id, load_time, static_reach
 from datagen.synth.source import Source
@@ -208,9 +208,6 @@ def interface(texts: Mapping[str, str], entity: str, langs: Mapping[str, str]) -
     return out
 
 
-_COMMENT = ("#", "//", "/*", "*", "///", "--")
-
-
 def doc_comments(texts: Mapping[str, str], entity: str, langs: Mapping[str, str]) -> str:
     """The doc comments of a feature's stubbed functions (the comment lines right above each,
     a Python docstring): what a teacher's request may draw on, all of it in the buggy tree."""
@@ -223,10 +220,7 @@ def doc_comments(texts: Mapping[str, str], entity: str, langs: Mapping[str, str]
         for e in extract_entities(path, texts[path], langs[path]):
             if f"{path}::{e.qualname}" not in wanted:
                 continue
-            above, k = [], e.start_line - 2
-            while k >= 0 and lines[k].strip().startswith(_COMMENT):
-                above.insert(0, lines[k].strip())
-                k -= 1
+            above = comment_above(lines, e)
             body = lines[e.start_line:e.end_line]
             doc = next((x.strip() for x in body[:2] if x.strip().startswith(('"""', "'''"))), "")
             if above or doc:
