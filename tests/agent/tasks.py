@@ -21,6 +21,7 @@ from datagen.synth.candidates import Candidate
 from datagen.synth.check import check_changes
 from tests import tools
 from tests.conftest import write_tree
+from tests.sandbox.test_profiles_replay_more import MAKE_FIXTURE
 from tests.sealed import emit_sealed
 from tests.sitekit import SITE
 
@@ -37,17 +38,7 @@ class Case:
 
 # wordfreq-c has one test binary (make grades per target: nothing would pass beside the bug), so C
 # is a small make project of two targets, the one tests/sandbox/test_profiles_replay_more.py uses
-C_FILES = {
-    "Makefile": "CC ?= cc\ntests/%: tests/%.c sum.c\n\t$(CC) -o $@ $^\n\ncheck: tests/test_sum tests/test_max\n"
-                "\t./tests/test_sum && ./tests/test_max\n.PHONY: check\n",
-    "sum.c": "int sum(const int *v, int n) {\n    int s = 0;\n    for (int i = 0; i < n; i++) s += v[i];\n"
-             "    return s;\n}\nint max(const int *v, int n) {\n    int m = v[0];\n"
-             "    for (int i = 1; i < n; i++) if (v[i] > m) m = v[i];\n    return m;\n}\n",
-    "tests/test_sum.c": "int sum(const int *v, int n);\n"
-                        "int main(void) { int v[] = {1, 2, 3}; return sum(v, 3) - 6; }\n",
-    "tests/test_max.c": "int max(const int *v, int n);\n"
-                        "int main(void) { int v[] = {4, 9, 2}; return max(v, 3) - 9; }\n",
-}
+C_FILES = MAKE_FIXTURE
 
 
 CASES = {

@@ -18,11 +18,8 @@ from tests.sandbox.conftest import make_task_repo
 pytestmark = pytest.mark.slow
 
 
-def sleepy(task: TaskRecord, step: int) -> str:
-    return reply("Wait for it.", "sleep 1.5; ls")
-
-
-def test_limits_end_runs_with_their_status_and_mask_limits_masks_them(tmp_path: Path):
+def calc_task(tmp_path: Path) -> TaskRecord:
+    """The calc repo's add bug as a task (skips without mini-swe-agent or bwrap)."""
     pytest.importorskip("minisweagent")
     if not bwrap_works()[0]:
         pytest.skip(f"agent runs need bwrap: {bwrap_works()[1]}")
@@ -30,6 +27,15 @@ def test_limits_end_runs_with_their_status_and_mask_limits_masks_them(tmp_path: 
     task = TaskRecord.model_validate({
         "instance_id": "calc__add", "repo": "calc", "problem_statement": "add(2, 3) returns -1 instead of 5.",
         "FAIL_TO_PASS": ["tests/test_add.py::test_add"], "PASS_TO_PASS": ["tests/test_mul.py::test_mul"], **fields})
+    return task
+
+
+def sleepy(task: TaskRecord, step: int) -> str:
+    return reply("Wait for it.", "sleep 1.5; ls")
+
+
+def test_limits_end_runs_with_their_status_and_mask_limits_masks_them(tmp_path: Path):
+    task = calc_task(tmp_path)
     cases = {"token_limit": (standin.solve, {"token_limit": 1}),
              "context_limit": (standin.solve, {"context_limit": 50}),
              "time_limit": (sleepy, {"wall_time_s": 1.0})}
@@ -49,13 +55,7 @@ def test_limits_end_runs_with_their_status_and_mask_limits_masks_them(tmp_path: 
 
 
 def test_a_resumed_scorer_reads_its_stored_runs_and_asks_nothing(tmp_path: Path):
-    pytest.importorskip("minisweagent")
-    if not bwrap_works()[0]:
-        pytest.skip(f"agent runs need bwrap: {bwrap_works()[1]}")
-    fields = make_task_repo(tmp_path)
-    task = TaskRecord.model_validate({
-        "instance_id": "calc__add", "repo": "calc", "problem_statement": "add(2, 3) returns -1 instead of 5.",
-        "FAIL_TO_PASS": ["tests/test_add.py::test_add"], "PASS_TO_PASS": ["tests/test_mul.py::test_mul"], **fields})
+    task = calc_task(tmp_path)
     store = tmp_path / "store"
     with ScriptedPolicy([task], [standin.solve, standin.give_up]) as server:
         first = helpers.scorer(server, tmp_path, tmp_path / "a", k=2, store=store).score([(task, tmp_path)], "r")
