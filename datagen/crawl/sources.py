@@ -224,12 +224,16 @@ def list_git(repo: Repo, rules: CrawlRules) -> list[ListedFile]:
     files: list[ListedFile] = []
     gitignores: list[tuple[str, str]] = []
     license_oids: list[tuple[str, str]] = []
+    missing: list[str] = []
     for entry in proc.stdout.split(b"\0"):
         if not entry:
             continue
         meta, _, raw_path = entry.partition(b"\t")
         mode, otype, oid, size = meta.decode().split()
         path = raw_path.decode("utf-8", "surrogateescape")
+        if size == "BAD":  # git's word for a blob it cannot read: absent from the object store
+            missing.append(path)
+            continue
         lf = ListedFile(repo.name, path, int(size) if size != "-" else 0, git_oid=oid,
                         lang=detect_language(path))
         if otype == "commit":
@@ -241,6 +245,12 @@ def list_git(repo: Repo, rules: CrawlRules) -> list[ListedFile]:
         if "/" not in path and is_license_file(path) and lf.skip is None:
             license_oids.append((path, oid))
         files.append(lf)
+    if missing:
+        # HEAD cannot be checked out (a partial clone, a copy without its largest files):
+        # nothing built from it would be the repo, so the whole repo is the skip.
+        repo.error = (f"broken_repo: {len(missing)} file(s) of HEAD missing from the git object "
+                      f"store (e.g. {missing[0][:120]}); fetch or clone the repo again")
+        return []
     blobs = read_git_blobs(repo.root, [oid for _, oid in gitignores + license_oids])
     if rules.respect_gitignore and gitignores:
         ignore = _GitIgnore()

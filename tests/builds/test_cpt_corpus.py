@@ -306,6 +306,21 @@ def test_git_repo_with_missing_objects_is_broken_not_empty(tmp_path):
     assert row["reason"].startswith("broken_repo")
 
 
+def test_git_repo_missing_one_blob_of_head_is_a_broken_repo_with_the_path(tmp_path):
+    """A copy of a repo without one of its files' objects (a partial mirror) is a recorded
+    skip naming the file, not a crash on ``git ls-tree``'s ``BAD`` size."""
+    import subprocess
+
+    repo = make_git_repo(tmp_path / "r", {"LICENSE": MIT, "a.py": "x = 1\n", "big/huge.yaml": "k: v\n"})
+    oid = subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD:big/huge.yaml"],
+                         capture_output=True, text=True, check=True).stdout.strip()
+    (repo / ".git" / "objects" / oid[:2] / oid[2:]).unlink()
+    out = tmp_path / "out"
+    build([repo], out, allow_empty=True)
+    reason = files_table(out)[("r", ".")]["reason"]
+    assert reason.startswith("broken_repo: 1 file(s) of HEAD missing") and "big/huge.yaml" in reason
+
+
 def test_tool_cache_folders_are_listed_not_lost(tmp_path):
     repo = write_tree(tmp_path / "r", {
         "LICENSE": MIT, "a.py": "x = 1\n", "__pycache__/a.cpython-311.pyc": b"\x00\x01",
