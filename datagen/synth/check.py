@@ -27,14 +27,16 @@ _PYTEST_TIME = re.compile(r"^(=* ?\d+ (?:passed|failed|errors?|skipped|xfailed|x
                           r" in \d+(?:\.\d+)?s(?: \(\d+:\d\d:\d\d\))?", re.M)
 _NODE_MS = re.compile(r"duration_ms[: ]+\d+(?:\.\d+)?")
 # go test's "(0.01s)" and "ok  pkg 0.011s", node's spec reporter's "(363.5ms)", libtest's
-# "finished in 0.27s", cargo's hashed binary names and the thread ids of Rust panics: they
-# change from run to run
+# "finished in 0.27s", cargo's hashed binary names, the thread ids of Rust panics and the
+# object addresses Ruby's and Python's inspect print (``#<Money:0x00007f9c...``,
+# ``<Point object at 0x7f3a...>``): they change from run to run
 _OTHER_TIMES = [(re.compile(r"\((\d+\.\d+)s\)"), "(0.00s)"), (re.compile(r"\(\d+(?:\.\d+)?ms\)"), "(0ms)"),
                 (re.compile(r"\t\d+\.\d+s$", re.M), "\t0.000s"),
                 (re.compile(r"finished in \d+\.\d+s"), "finished in 0.00s"),
                 (re.compile(r"target\(s\) in \d+(?:\.\d+)?m?s"), "target(s) in 0.00s"),
                 (re.compile(r"(target/\S+/deps/[\w-]+?)-[0-9a-f]{16}\b"), r"\1"),
-                (re.compile(r"(thread '[^']*') \(\d+\)"), r"\1")]
+                (re.compile(r"(thread '[^']*') \(\d+\)"), r"\1"),
+                (re.compile(r"((?:#<[\w:]+:| object at )0x)[0-9a-f]{6,}\b"), r"\1...")]
 
 
 @dataclass

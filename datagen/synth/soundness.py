@@ -28,7 +28,7 @@ from pathlib import PurePosixPath
 from datagen.crawl.grammars import GRAMMARS
 from datagen.crawl.language import detect_language
 from datagen.synth.entities import parse
-from datagen.synth.statements import added_lines, listed_tests, tokens
+from datagen.synth.statements import added_lines, id_parts, leaf_name, listed_tests, tokens
 
 CHECKS = ("b2_implicit_naming", "b10_text_files", "statement_names_test", "statement_line_number", "exact_output")
 MIN_LITERAL = 3  # shorter literals ("a", "ok") are everywhere
@@ -87,13 +87,7 @@ class TestUse:
 def _test_names(test_id: str) -> set[str]:
     """A test id and each of its parts: ``tests/x.py::Cls::test_y[1]`` -> ``test_y``, ...;
     ``pkg::TestX/sub``, ``hull.order_ccw``, ``Suite > case``."""
-    parts = re.split(r"::|/| > |#|\.(?=[A-Za-z_])", test_id.strip())
-    return {test_id.strip(), *(p.split("[", 1)[0].strip() for p in parts)} - {""}
-
-
-def _leaf(test_id: str) -> str:
-    """A test id's own name, its last part: ``tests/x.py::Cls::test_y[1]`` -> ``test_y``."""
-    return re.split(r"::|/| > |#|\.(?=[A-Za-z_])", test_id.strip())[-1].split("[", 1)[0].strip()
+    return {test_id.strip(), *(p.split("[", 1)[0].strip() for p in id_parts(test_id))} - {""}
 
 
 def _literal(text: str) -> str:
@@ -264,7 +258,7 @@ def named_tests(view: TaskView) -> list[str]:
     as a test named after the function it checks, does not count)."""
     words = tokens(_prose(view.statement))
     owned = tokens(view.interface + "\n" + "\n".join(view.code.values()))
-    names = {_leaf(t) for t in [*view.failing, *view.names]}
+    names = {leaf_name(t) for t in [*view.failing, *view.names]}
     return sorted(n for n in names if len(n) >= 4 and n in words and n not in owned)
 
 

@@ -68,6 +68,8 @@ def leak(statement: str, patch: str, fix_only: set[str]) -> str | None:
     return f"names_fix_token:{sorted(named)[0]}" if named else None
 
 
+_ID_PARTS = re.compile(r"::|/| > |#|\.(?=[A-Za-z_])")  # how test ids join their parts
+_PARAMS = re.compile(r"(?<=[^\s\[])\[.*\]$")  # a parametrized test's ``[...]`` suffix
 SHOWN_TESTS = 10  # failing tests a statement lists by name; the rest are counted ("and K more")
 
 _PAIR = re.compile(r"^(expected|want|wanted|received|actual|got|left|right)\b\s*[:=]", re.I)
@@ -78,26 +80,94 @@ _NOISE = re.compile(r"^(--- FAIL|FAIL\b|not ok\b|ok\b|PASS\b|=+|-+|#|at |\d+ (te
                     r"Tests?:|Traceback|File \")")
 
 
-def first_error(output: str) -> str:
-    """The first failure message of a test run, with the expected and actual values where the
-    runner prints them: pytest's first ``E`` line; else the first line that reads as an
-    assertion or error (JUnit, PHPUnit, node, Go's ``got ..., want ...``), joined with the
-    expected / actual lines that follow it (RSpec, minitest, Jest, Rust's left / right)."""
-    lines = [line.strip() for line in output.splitlines()]
-    for raw in output.splitlines():
-        if raw.startswith("E ") and raw[1:].strip():
-            return raw[1:].strip()[:300]
+def id_parts(test_id: str) -> list[str]:
+    """The parts a test id joins: ``tests/x.py::Cls::test_y[1]`` -> ``tests``, ``x.py``, ``Cls``,
+    ``test_y[1]``; ``pkg::TestX/sub``, ``hull.order_ccw``, ``Suite > case``, ``a.B#m`` alike."""
+    return _ID_PARTS.split(test_id.strip())
+
+
+def leaf_name(test_id: str) -> str:
+    """A test id's own name, its last part without parameters: ``tests/x.py::Cls::test_y[1]``
+    -> ``test_y``, ``pkg::TestX/sub`` -> ``sub``, ``Suite > case`` -> ``case``, ``a.B#m(int)[2]``
+    -> ``m(int)``; a title with a bracket of its own (``keeps [a] apart``) stays whole."""
+    leaf = id_parts(test_id)[-1].strip()
+    return _PARAMS.sub("", leaf).strip()
+
+
+def _error_at(lines: list[str], i: int) -> str:
+    """The error line ``lines[i]`` joined with the expected / actual lines that follow it."""
+    parts = [lines[i]]
+    for nxt in lines[i + 1:i + 6]:
+        if _PAIR.match(nxt):
+            parts.append(nxt)
+        elif nxt and len(parts) > 1:
+            break
+    return " / ".join(parts)[:300]
+
+
+def _errors(output: str) -> dict[int, str]:
+    """Line number -> the error that starts there: pytest's ``E`` lines where the output has
+    any, else the lines that read as an assertion or error (with their expected / actual)."""
+    raw = output.splitlines()
+    pytest_errors = {i: line[1:].strip()[:300] for i, line in enumerate(raw)
+                     if line.startswith("E ") and line[1:].strip()}
+    if pytest_errors:
+        return pytest_errors
+    lines = [line.strip() for line in raw]
+    return {i: _error_at(lines, i) for i, line in enumerate(lines)
+            if line and not _NOISE.match(line) and (_PAIR.match(line) or _ERROR.search(line))}
+
+
+def _mentions(lines: list[str], leaves: set[str]) -> list[tuple[int, str]]:
+    """(line number, test leaf) for each line that names a failing test (its leaf standing as
+    a word of its own), the last name where a line holds several."""
+    if not leaves:
+        return []
+    alternatives = "|".join(re.escape(leaf) for leaf in sorted(leaves, key=lambda x: (-len(x), x)))
+    named = re.compile(rf"(?<!\w)(?:{alternatives})(?!\w)")
+    found = []
     for i, line in enumerate(lines):
-        if not line or _NOISE.match(line) or not (_PAIR.match(line) or _ERROR.search(line)):
-            continue
-        parts = [line]
-        for nxt in lines[i + 1:i + 6]:
-            if _PAIR.match(nxt):
-                parts.append(nxt)
-            elif nxt and len(parts) > 1:
-                break
-        return " / ".join(parts)[:300]
-    return ""
+        hits = named.findall(line)
+        if hits:
+            found.append((i, hits[-1]))
+    return found
+
+
+def _own_errors(lines: list[str], errors: dict[int, str], failing: list[str]) -> dict[str, list[tuple[int, str]]]:
+    """Test leaf -> (distance, error): the first error after each line that names the test,
+    before the next line naming a failing test (a failure header and the message under it)."""
+    mentions = _mentions(lines, {leaf_name(t) for t in failing} - {""})
+    own: dict[str, list[tuple[int, str]]] = {}
+    for k, (i, leaf) in enumerate(mentions):
+        stop = mentions[k + 1][0] if k + 1 < len(mentions) else len(lines)
+        first = next(((j - i, errors[j]) for j in range(i + 1, stop) if j in errors), None)
+        if first is not None:
+            own.setdefault(leaf, []).append(first)
+    return own
+
+
+def first_error(output: str, failing: list[str] | None = None) -> str:
+    """The failure message a statement quotes, with the expected and actual values where the
+    runner prints them, chosen from the SET of failures the output shows, never their order
+    (runners print tests in a varying order: parallel packages, threads, workers).
+
+    An error is pytest's ``E`` line where the output has any, else a line that reads as an
+    assertion or error (JUnit, PHPUnit, node, Go's ``got ..., want ...``) joined with the
+    expected / actual lines after it (RSpec, minitest, Jest, Rust's left / right). The message
+    is the failing tests' own, in sorted order: the first error under a line that names the
+    test (its ``leaf_name``); where it is named several times, the nearest to its name, the
+    smallest of those (a summary after the last name lies further away than a header's
+    message). Where no failing test is named above an error: the smallest error that starts
+    a run of them."""
+    errors = _errors(output)
+    if not errors:
+        return ""
+    lines = output.splitlines()
+    own = _own_errors(lines, errors, failing or [])
+    for test in sorted(failing or []):
+        if found := own.get(leaf_name(test)):
+            return min(found)[1]
+    return min(e for i, e in errors.items() if i - 1 not in errors)
 
 
 def code_span(text: str) -> str:
@@ -129,10 +199,10 @@ class Statement:
 def template_statement(repo: str, failing: list[str], output: str, patch: str,
                        fix_only: set[str]) -> Statement:
     """The statement written without a teacher (style ``template``): how many tests fail (all
-    of FAIL_TO_PASS), the first ``SHOWN_TESTS`` by name and how many more, and the first
-    error, left out when it would leak the fix."""
+    of FAIL_TO_PASS), the first ``SHOWN_TESTS`` by name and how many more, and a failing
+    test's message (``first_error``), left out when it would leak the fix."""
     shown, more = failing[:SHOWN_TESTS], max(0, len(failing) - SHOWN_TESTS)
-    error = first_error(output)
+    error = first_error(output, failing)
     values = {"repo": repo, "total": len(failing), "failing": [code_span(t) for t in shown], "more": more}
     text = render("statement_template", **values, error=error)
     if error and leak(text, patch, fix_only):

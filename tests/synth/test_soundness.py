@@ -93,6 +93,6 @@ def test_names_the_fix_introduces_count_and_a_library_name_does_not():
 
 
 def test_quoted_test_output_is_not_prose():
-    quoted = SOUND + 'It raises ValueError("port out of range").\n\nThe first failure reports:\n\n' \
+    quoted = SOUND + 'It raises ValueError("port out of range").\n\nA failing test reports:\n\n' \
         "    tests/test_ports.py:9: in test_range\n"
     assert flags(view(quoted)) == {}

@@ -50,8 +50,8 @@ def functions(c: Candidate) -> list[str]:
 
 
 def signature(c: Candidate, v: Verdict) -> tuple:
-    """What a broken suite looks like: the tests that fail and the first error."""
-    return c.repo, tuple(v.fail_to_pass), first_error(v.failure_output)
+    """What a broken suite looks like: the tests that fail and the error a statement quotes."""
+    return c.repo, tuple(v.fail_to_pass), first_error(v.failure_output, v.fail_to_pass)
 
 
 def duplicate_patch(c: Candidate, v: Verdict, led: Ledger) -> dict | None:
