@@ -194,6 +194,12 @@ OPTIONS = [  # (top CMakeLists.txt, the -D flags a user who wants the tests woul
     ('include(CTest)\nif(BUILD_TESTING)\n  add_subdirectory(tests)\nendif()\n', ["-DBUILD_TESTING=ON"]),
     ('option(BUILD_TESTING "tests" OFF)\n', ["-DBUILD_TESTING=ON"]),
     ('enable_testing()\nadd_test(NAME t COMMAND t)\n', []),
+    # a negative option: OFF by default keeps the tests; ON by default must be turned off
+    ('option(QUX_WITHOUT_TESTS "Don\'t build tests" OFF)\noption(QUX_DISABLE_UNIT_TESTS "" ON)\n',
+     ["-DQUX_DISABLE_UNIT_TESTS=OFF"]),
+    # cmake_dependent_option: the default holds in a top-level build
+    ('cmake_dependent_option(QUUX_BUILD_TESTS\n  "Build tests" OFF\n  "CMAKE_SOURCE_DIR STREQUAL PROJECT_SOURCE_DIR" OFF)\n'
+     'cmake_dependent_option(QUUX_STATIC_CRT "static CRT" OFF "MSVC" OFF)\n', ["-DQUUX_BUILD_TESTS=ON"]),
 ]
 
 

@@ -158,6 +158,17 @@ NPM_SAYS = [  # npm 10, npm 6 and a missing file: tarball, each naming the packa
     ("npm error enoent ENOENT: no such file or directory, open '/x/work/tarballs/wordstat-1.0.0.tgz'\n",
      ["wordstat"]),
     ("npm error code ERESOLVE\nnpm error ERESOLVE could not resolve\n", []),
+    # a git dependency whose host is unreachable; the old lockfile's other warning is not fatal
+    ("npm warn old lockfile Could not fetch metadata for left-pad-ish@1.2.9 Error: No matching version\n"
+     "npm warn old lockfile Could not fetch metadata for zuul-walls@git+ssh://git@git.example/o/zuul-walls.git#"
+     "182cb44 FetchError: request to https://codeload.git.example/o/zuul-walls/tar.gz/182cb44 failed, reason: "
+     "getaddrinfo ENOTFOUND codeload.git.example\nnpm error code ENOTFOUND\n"
+     "npm error network request to https://codeload.git.example/o/zuul-walls/tar.gz/182cb44 failed, reason: "
+     "getaddrinfo ENOTFOUND codeload.git.example\n", ["zuul-walls"]),
+    # an install script that downloads a browser (npm rebuild), nested and scoped paths
+    ("npm error code 1\nnpm error path /w/work/node_modules/@walls/browser/node_modules/fetcher\n"
+     "npm error command failed\nnpm error command sh -c node install.js\n"
+     "npm error ERROR: Failed to download Chromium\n", ["@walls/browser"]),
 ]
 
 

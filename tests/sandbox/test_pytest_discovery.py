@@ -77,6 +77,21 @@ def test_python_files_from_the_config_decide_detection_and_collection(tmp_path):
     assert _run(src, tmp_path).results == {"checks/check_calc.py::test_add": "pass"}
 
 
+def test_a_python_files_pattern_with_a_folder_matches_the_path_as_pytest_does(tmp_path):
+    """``python_files = src/tests/test_*.py`` (a path, not a name): pytest matches it against
+    the file's path; the profile must claim the repo and pytest must run its tests."""
+    src = _tree(tmp_path / "repo", {
+        "setup.cfg": "[tool:pytest]\npython_files = src/tests/test_*.py\n",
+        "src/calc/__init__.py": "def add(a, b):\n    return a + b\n",
+        "src/tests/__init__.py": "",
+        "src/tests/test_calc.py": "from calc import add\n\n\ndef test_add():\n    assert add(1, 2) == 3\n",
+        "src/tests/helpers_test_data.py": "X = 1\n",
+    })
+    profile = get_profile("pytest")
+    assert profile.detect(src, ["src/calc/__init__.py", "src/tests/test_calc.py"])
+    assert not profile.detect(src, ["src/calc/__init__.py", "other/test_calc.py"])
+
+
 def test_no_report_is_said_in_pytests_own_words(tmp_path):
     """A conftest that fails to import stops pytest before any report: the reason names
     the error, not just 'no report written'."""

@@ -1,7 +1,9 @@
 """npm ci past a package the tests do not need: the JS profiles' dependency fallback.
 
 A lock file may pin a tarball its registry no longer serves (``npm ci`` stops at a 404 for one
-dev dependency, an eslint config the test command never loads). Where every package ``npm ci``
+dev dependency, an eslint config the test command never loads), or a dev dependency from a git
+host the machine cannot reach (``github:owner/repo#branch``, a browser-test helper), or one whose
+install script fails offline (``npm rebuild`` of a package that downloads a browser). Where every package ``npm ci``
 failed for is a direct dependency that nothing of the test run loads (the runner, the test
 script, the test files, the runner's and the compilers' config files), the env is installed
 without them: they are dropped from ``package.json`` and the lock file (``npm_without.js``),
@@ -33,6 +35,16 @@ _CODE = (".js", ".cjs", ".mjs", ".jsx", ".ts", ".mts", ".cts", ".tsx")
 _FETCH_FAILED = re.compile(r"\b(?:404|403|E404|E403)\b.*?'(?P<spec>(?:@[^/'\s]+/)?[^@'\s]+)@[^']*'")
 _URL = re.compile(r"\b(?:404|403)\b[^\n]*?\bGET (?P<url>\S+)")
 _MISSING_FILE = re.compile(r"ENOENT: no such file or directory, open '(?P<path>[^']+)'")  # a file: tarball
+# a git or tarball dependency whose host is unreachable: npm warns which package it was fetching
+# ("Could not fetch metadata for name@git+ssh://... FetchError: request to <url> failed") and its
+# error repeats the url ("npm error network request to <url> failed"); only such fatal urls count
+_UNFETCHED = re.compile(r"Could not fetch metadata for (?P<spec>(?:@[^/\s]+/)?[^@\s]+)@\S+ \w*Error: "
+                        r"request to (?P<url>\S+) failed")
+_FATAL_URL = re.compile(r"^npm (?:error|ERR!) network request to (?P<url>\S+) failed", re.M)
+# a package whose install script failed (``npm rebuild``: a download of a browser binary):
+# "npm error path <work>/node_modules/<name>" beside "npm error command failed"
+_SCRIPT_PATH = re.compile(r"^npm (?:error|ERR!) path (?P<path>\S*?/node_modules/\S+)$", re.M)
+_SCRIPT_FAILED = re.compile(r"^npm (?:error|ERR!) command failed$", re.M)
 # files of a test run that may name a package: the runner's and the compilers' config
 _CONFIG = re.compile(r"^(?:(?:vitest|vite|jest|ava|babel|karma)\.config\.\w+|\.mocharc(?:\.\w+)?|\.babelrc(?:\.\w+)?|"
                      r"tsconfig(?:\.[\w-]+)?\.json|\.swcrc|setup-?tests?\.\w+)$")
@@ -55,6 +67,10 @@ def failed_packages(output: str, work: Path) -> list[str]:
     found = {m["spec"] for m in _FETCH_FAILED.finditer(output)}
     urls = {m["url"].rstrip(".,") for m in _URL.finditer(output)}
     missing = [m["path"] for m in _MISSING_FILE.finditer(output)]
+    fatal = {m["url"] for m in _FATAL_URL.finditer(output)}
+    found |= {m["spec"] for m in _UNFETCHED.finditer(output) if m["url"] in fatal}
+    if _SCRIPT_FAILED.search(output):
+        found |= {_top_package(m["path"]) for m in _SCRIPT_PATH.finditer(output)}
     for key, entry in packages.items():
         resolved = entry.get("resolved") if isinstance(entry, dict) else None
         if not key.startswith("node_modules/") or not isinstance(resolved, str):
@@ -63,6 +79,12 @@ def failed_packages(output: str, work: Path) -> list[str]:
         if resolved in urls or local and any(p.endswith("/" + local.lstrip("./")) for p in missing):
             found.add(key.removeprefix("node_modules/").split("/node_modules/", 1)[0])
     return sorted(found)
+
+
+def _top_package(path: str) -> str:
+    """The top-level package a ``node_modules`` path is in (``@scope/name`` or ``name``)."""
+    parts = path.split("/node_modules/", 1)[1].split("/")
+    return "/".join(parts[:2]) if parts[0].startswith("@") else parts[0]
 
 
 def _lock(work: Path) -> dict:

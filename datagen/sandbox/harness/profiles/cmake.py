@@ -78,15 +78,18 @@ def configure_build(options: list[str] | None = None, build: str = BUILD) -> str
             f"{{ tail -n 40 {log} >&2; false; }}; }}")
 
 
-# option(<name> "<help>" [<value>]) in a CMakeLists.txt (no value: OFF)
-_OPTION = re.compile(r'^[ \t]*option[ \t]*\([ \t\n]*([A-Za-z_][A-Za-z0-9_]*)[ \t\n]+("(?:[^"\\]|\\.)*"|[^\s)]+)'
-                     r'[ \t\n]*([^\s)]*)[ \t\n]*\)', re.I | re.M)
+# option(<name> "<help>" [<value>]) in a CMakeLists.txt (no value: OFF), and
+# cmake_dependent_option(<name> "<help>" <value> "<condition>" <forced value>): its <value>
+# holds where the condition does (a top-level build, the way a user builds the tests)
+_OPTION = re.compile(r'^[ \t]*(?:cmake_dependent_)?option[ \t]*\([ \t\n]*([A-Za-z_][A-Za-z0-9_]*)[ \t\n]+'
+                     r'("(?:[^"\\]|\\.)*"|[^\s)]+)[ \t\n]*([^\s)]*)[^)]*\)', re.I | re.M)
 _TRUE, _FALSE = {"ON", "TRUE", "YES", "Y", "1"}, {"", "OFF", "FALSE", "NO", "N", "0"}
 # an option that builds the tests: BUILD_TESTING, X_BUILD_TESTS, X_TESTS, X_ENABLE_TESTING, X_WITH_UNIT_TESTS ...
 _BUILDS_TESTS = re.compile(r"(?:^|_)(?:BUILD_|ENABLE_|WITH_)?(?:UNIT_?)?TEST(?:S|ING)?$")
 # ... unless another word says it does something else with them
-_NOT_BUILDING = {"INSTALL", "RUN", "POST", "POSTBUILD", "FUZZ", "BENCH", "COVERAGE", "DISABLE", "SKIP", "NO",
-                 "EXCLUDE", "ONLY"}
+# ... or that it leaves them out (X_WITHOUT_TESTS, X_DISABLE_TESTS: ON must become OFF)
+_LEAVES_OUT = {"WITHOUT", "DISABLE", "SKIP", "NO", "EXCLUDE"}
+_NOT_BUILDING = {"INSTALL", "RUN", "POST", "POSTBUILD", "FUZZ", "BENCH", "COVERAGE", "ONLY", *_LEAVES_OUT}
 # an option that runs the tests as part of the build (a failing test fails the build)
 _RUNS_TESTS = re.compile(r"POST_?BUILD.*TEST|TEST.*POST_?BUILD")
 # an option that builds the documentation (Doxygen, Sphinx: tools the tests do not need)
@@ -109,6 +112,9 @@ def configure_options(text: str) -> list[tuple[str, str]]:
         elif _BUILDS_TESTS.search(name.upper()) and not words & _NOT_BUILDING:
             if value not in _TRUE:
                 found.setdefault(name, (f"-D{name}=ON", "builds the tests"))
+        elif _BUILDS_TESTS.search(name.upper()) and words & _LEAVES_OUT and not words & (_NOT_BUILDING - _LEAVES_OUT):
+            if value not in _FALSE:
+                found.setdefault(name, (f"-D{name}=OFF", "would leave the tests out"))
         elif _BUILDS_DOCS.search(name.upper()) and value not in _FALSE:
             found.setdefault(name, (f"-D{name}=OFF", "builds the documentation"))
     if re.search(r"\bBUILD_TESTING\b", text) and "BUILD_TESTING" not in found:

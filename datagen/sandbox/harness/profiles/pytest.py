@@ -507,7 +507,15 @@ DEFAULT_PYTHON_FILES = ("test_*.py", "*_test.py")
 
 def _pytest_collects(path: str, patterns: tuple[str, ...] = DEFAULT_PYTHON_FILES) -> bool:
     """Whether ``python_files`` (default ``test_*.py``, ``*_test.py``) matches ``path``,
-    or it is a unittest-style ``test.py`` / ``tests.py`` (the Python plan has pytest collect those)."""
+    or it is a unittest-style ``test.py`` / ``tests.py`` (the Python plan has pytest collect those).
+    A pattern with a ``/`` (``src/tests/test_*.py``) matches the end of the path, as pytest's own
+    matching of such a pattern against a file's absolute path does."""
     name = path.rsplit("/", 1)[-1]
-    return name.endswith(".py") and (any(fnmatch.fnmatchcase(name, pat) for pat in patterns)
+    return name.endswith(".py") and (any(_matches(path, name, pat) for pat in patterns)
                                      or name in ("test.py", "tests.py"))
+
+
+def _matches(path: str, name: str, pattern: str) -> bool:
+    if "/" not in pattern:
+        return fnmatch.fnmatchcase(name, pattern)
+    return fnmatch.fnmatchcase(path, pattern) or fnmatch.fnmatchcase(path, f"*/{pattern}")
