@@ -256,13 +256,15 @@ def test_ruby_task_replays_with_minitest_past_a_gemfile_group_bundler_cannot_ins
     _replay_past_a_failed_gemfile(tmp_path, "minitest", src, bug, {"StackTest#test_size"})
 
 
-# A spec helper that requires coverage, debugger and reporter gems this machine does not have
-# (simplecov, coveralls, pry, byebug; a JUnit formatter in .rspec): every spec file failed to
+# A spec helper that requires coverage, debugger, reporter, warning-filter and benchmark gems this
+# machine does not have (simplecov, coveralls, pry, byebug, warning, rspec-benchmark; a JUnit
+# formatter in .rspec): every spec file failed to
 # load. The stand-ins on RUBYLIB let them load, in the validating runs and in the eval script.
 COVERAGE_HELPER = ('require "simplecov"\nrequire "coveralls"\nSimpleCov.formatter = SimpleCov::Formatter::'
                    'MultiFormatter.new([SimpleCov::Formatter::HTMLFormatter, Coveralls::SimpleCov::Formatter])\n'
                    'SimpleCov.start do\n  add_filter "/spec/"\n  minimum_coverage 95\nend\n'
-                   'require "pry"\nrequire "byebug"\n')
+                   'require "pry"\nrequire "byebug"\nrequire "warning"\nWarning.ignore(/deprecated/)\n'
+                   'require "rspec-benchmark"\nRSpec.configure { |c| c.include RSpec::Benchmark::Matchers }\n')
 TALLY_RB = {
     ".rspec": "--require spec_helper\n--format RspecJunitFormatter --out junit.xml\n",
     "lib/tally.rb": "module Tally\n  def self.count(words)\n    words.each_with_object(Hash.new(0)) "

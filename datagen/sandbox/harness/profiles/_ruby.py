@@ -12,8 +12,9 @@ way (no ``bundle install``, no ``bundle exec``), saying so in a comment. A spec 
 ``require "bundler/setup"`` would then fail on the Gemfile the machine cannot satisfy, so such runs
 (and the replays) put a folder first on ``RUBYLIB`` whose ``bundler/setup.rb`` does nothing.
 
-Coverage, debugger and reporter gems (simplecov, coveralls, codecov, pry, byebug, debug,
-rspec_junit_formatter, minitest-reporters, ...) do not change what a test checks, yet a
+Coverage, debugger, reporter, warning-filter and benchmark gems (simplecov, coveralls, codecov,
+pry, byebug, debug, rspec_junit_formatter, minitest-reporters, warning, rspec-benchmark, ...) do
+not change what a test checks (a benchmark example fails and is left out), yet a
 spec helper that requires one that is not installed fails every spec file. Every test run
 (and every eval script) has a folder of stand-ins on ``RUBYLIB`` (``SHIMS``): requiring one
 defines the gem's constants as a no-op. The repo's own ``lib/`` comes first (``-I``), so a
@@ -67,6 +68,13 @@ _DEBUG = ('DEBUGGER__ = DatagenNoop unless defined?(DEBUGGER__)\nclass Binding\n
 _JUNIT = ("if defined?(RSpec::Core)\n  require \"rspec/core/formatters/base_formatter\"\n"
           "  class RspecJunitFormatter < RSpec::Core::Formatters::BaseFormatter\n"
           "    RSpec::Core::Formatters.register self\n  end\nelse\n  RspecJunitFormatter = DatagenNoop\nend\n")
+# the warning gem filters Ruby's warnings (Warning.ignore / process): no test checks them
+_WARNING = ("module Warning\n  def self.ignore(*); end\n  def self.process(*); end\n  def self.clear(*); end\n"
+            "  def self.dedup(*); end\nend\n")
+# rspec-benchmark's matchers (perform_under, ...): examples that use them fail (left out as
+# failing in every run); the others load
+_RSPEC_BENCHMARK = ("module RSpec\n  module Benchmark\n    module Matchers; end\n"
+                    "    def self.configure(*)\n      yield DatagenNoop if block_given?\n    end\n  end\nend\n")
 # the file a ``require`` names -> what it defines (after the no-op module)
 SHIMS: dict[str, str] = {
     "simplecov": "SimpleCov = DatagenNoop unless defined?(SimpleCov)\n",
@@ -79,6 +87,7 @@ SHIMS: dict[str, str] = {
     "byebug": _BYEBUG, "debug": _DEBUG, "debug/prelude": 'require "debug"\n', "debug/open": 'require "debug"\n',
     "rspec_junit_formatter": _JUNIT,
     "minitest/reporters": "module Minitest\n  Reporters = DatagenNoop unless defined?(Reporters)\nend\n",
+    "warning": _WARNING, "rspec-benchmark": _RSPEC_BENCHMARK,
 }
 
 
