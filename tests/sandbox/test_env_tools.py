@@ -134,3 +134,18 @@ def test_the_tool_stamp_changes_when_a_tool_is_installed_or_upgraded(tmp_path, m
     assert len({missing, installed, tool_stamp(["zz-builder"])}) == 3
     # by name and version (machines with the same tools share a key); a repo's own script is no tool
     assert tool_stamp([str(tool), "./gradlew"]) == "tools:zz-builder=2.0"
+
+
+def test_an_env_is_not_reused_once_the_stand_ins_datagen_writes_into_it_change(tmp_path, monkeypatch):
+    """The Ruby envs hold datagen's gem stand-ins: adding one (a new wall fixed) must give new
+    envs, not the cached ones without it."""
+    from datagen.sandbox.harness.profiles import _ruby
+
+    src = write_tree(tmp_path / "gem", {"Gemfile": 'source "https://rubygems.org"\n', "lib/x.rb": "X = 1\n",
+                                        "spec/x_spec.rb": 'RSpec.describe("x") { it("is") { expect(1).to eq 1 } }\n'})
+    profile = get_profile("rspec")
+    plan = profile.plan(src)
+    before = profile.env_key(src, plan)
+    assert profile.env_key(src, plan) == before  # the same stand-ins: the same key
+    monkeypatch.setitem(_ruby.SHIMS, "some-new-reporter", "SomeNewReporter = DatagenNoop\n")
+    assert profile.env_key(src, plan) != before

@@ -170,6 +170,10 @@ def test_a_repo_whose_suite_ran_but_gave_no_task_says_why():
     assert (dropped.reason, dropped.detail) == (
         "no_valid_candidates", "3 candidates: no_test_breaks 2, breaks_collection 1; 2 tests fail in every run")
     assert why_no_tasks(ok, rows, 1) == ok  # it yielded: nothing to explain
+    # a repo asking for another toolchain: the likely cause of its failing tests is said beside them
+    old_ruby = ok.model_copy(update={"toolchain_mismatch": "the gemspec asks Ruby >= 3.3; 3.1.2 here"})
+    assert why_no_tasks(old_ruby, rows, 0).detail.endswith(
+        "2 tests fail in every run (the gemspec asks Ruby >= 3.3; 3.1.2 here)")
     skipped = ok.model_copy(update={"status": "skipped", "reason": "env_setup_failed"})
     assert why_no_tasks(skipped, [], 0) == skipped  # its own reason stands
 

@@ -109,6 +109,8 @@ def why_no_tasks(row: RepoBaselineRow, rows: list[CandidateRow], tasks: int) -> 
         return row
     mine = [r for r in rows if r.repo == row.repo]
     failing = f"; {row.failing_tests} tests fail in every run" if row.failing_tests else ""
+    if failing and row.toolchain_mismatch:  # the likely cause, where the repo asks another toolchain
+        failing += f" ({row.toolchain_mismatch})"
     if not mine:
         detail = f"{row.entities} entities, {row.covered_entities} reached by its {row.tests} passing tests{failing}"
         return row.model_copy(update={"reason": "no_candidates", "detail": detail})

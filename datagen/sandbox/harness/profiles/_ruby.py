@@ -297,6 +297,9 @@ class RubyProfile(Profile):
     def dependency_files(self, src: Path) -> list[str]:
         return ruby_dependency_files(src)
 
+    def env_files(self) -> str:
+        return _NOOP + json.dumps(SHIMS, sort_keys=True)  # the stand-ins every env holds
+
     def ensure_env(self, src: Path, plan: EnvPlan, ctx: EnvContext) -> ProfileEnv:
         return ensure_ruby_env(self, src, plan, ctx)
 

@@ -141,14 +141,22 @@ class Profile:
     def env_key(self, src: Path, plan: EnvPlan) -> str:
         """The env cache key: the plan, the dependency files' content, the tools that build
         the env (``build_tools``, name and version: an env built while Composer was missing is
-        not reused once it is installed) and, once a profile changes what its env folder
-        holds, its ``env_version``."""
+        not reused once it is installed), the files datagen writes into it (``env_files``)
+        and, once a profile changes what its env folder holds, its ``env_version``."""
         version = f"v{self.env_version}\0" if self.env_version > 1 else ""
         h = hashlib.sha256(f"{self.name}\0{plan.key_material()}\0{version}".encode())
+        if written := self.env_files():
+            h.update(b"files\0" + written.encode() + b"\0")
         h.update(tool_stamp(self.build_tools(plan)).encode() + b"\0")
         for rel in self.dependency_files(src):
             h.update(rel.encode() + b"\0" + (src / rel).read_bytes() + b"\0")
         return h.hexdigest()[:16]
+
+    def env_files(self) -> str:
+        """The text of files ``ensure_env`` writes into every env of this profile from
+        datagen's own code (stand-ins, helper scripts): in the env key, so an env built
+        before they changed is not reused. '' when there is none."""
+        return ""
 
     def build_tools(self, plan: EnvPlan) -> tuple[str, ...]:
         """The executables whose presence and version shape the env ``plan`` builds: the
