@@ -122,8 +122,10 @@ def _walk_js(node: Any, scope: tuple[tuple[str, str], ...]) -> Iterator[tuple[st
             yield from _walk_js(child, scope)
             continue
         kind, name, span = found
-        yield kind, name, ".".join([s[1] for s in scope] + [name]), span
-        yield from _walk_js(child, (*scope, ("class" if kind == "class" else "def", name)))
+        owner, _, name = name.rpartition(".")  # ``parse.fastpaths = ...``: a member of ``parse``
+        qual = [s[1] for s in scope] + ([owner] if owner else []) + [name]
+        yield kind, name, ".".join(qual), span
+        yield from _walk_js(child, (*scope, ("class" if kind == "class" else "def", ".".join(qual[len(scope):]))))
 
 
 def _js_definition(node: Any, scope: tuple[tuple[str, str], ...]) -> tuple[str, str, Any] | None:
@@ -151,6 +153,12 @@ def _js_definition(node: Any, scope: tuple[tuple[str, str], ...]) -> tuple[str, 
             for prefix in ("module.exports.", "exports."):
                 if target.startswith(prefix) and target[len(prefix):].isidentifier():
                     return "function", target[len(prefix):], node
+            # a function made a member of a function or class: ``picomatch.makeRe = (...) =>``,
+            # ``Router.prototype.route = function``; named ``owner.member`` (the qualname's last two)
+            owner, _, member = target.rpartition(".")
+            owner = owner.removesuffix(".prototype")
+            if owner.isidentifier() and member.isidentifier() and owner not in ("module", "exports", "this"):
+                return ("method" if ".prototype." in target else "function"), f"{owner}.{member}", node
     if node.type == "export_statement":  # export default function (...) {...}, named or not
         value = next((c for c in node.named_children if c.type in _JS_FUNCTION_VALUES), None)
         if value is not None:

@@ -133,6 +133,30 @@ def test_commonjs_and_default_exports_are_entities() -> None:
         ("function", "default", 1, 3, 3, 1)]
 
 
+MEMBERS = """\
+const braces = (input, options = {}) => {
+  return braces.expand(input, options);
+};
+braces.expand = (input, options = {}) => {
+  return input.split(',');
+};
+function Router() {}
+Router.prototype.route = function route(path) {
+  return path;
+};
+this.local = () => 1;
+"""
+
+
+def test_functions_made_members_of_a_function_or_class_are_entities() -> None:
+    """CommonJS libraries hang their API on their main function (``braces.expand = ...``) or
+    a constructor's prototype (``Router.prototype.route = function``): each is an entity
+    named by its member name, its owner in the qualname (a method for a prototype)."""
+    got = [(e.kind, e.name, e.qualname, e.start_line) for e in extract_entities("index.js", MEMBERS, "javascript")]
+    assert got == [("function", "braces", "braces", 1), ("function", "expand", "braces.expand", 4),
+                   ("function", "Router", "Router", 7), ("method", "route", "Router.route", 8)]
+
+
 def test_typescript_entities() -> None:
     assert rows("src/base.ts", TS, "typescript") == [
         ("function", "scale", 3, 5, 3, 1),
