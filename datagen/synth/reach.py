@@ -130,8 +130,10 @@ def load_time(entities: list[Entity], texts: Mapping[str, str]) -> set[str]:
     called: set[str] = set()
     for path, mine in by_path.items():
         data = bytearray(texts[path].encode("utf-8"))
-        for e in mine:
-            data[e.start_byte:e.end_byte] = b" " * (e.end_byte - e.start_byte)
+        # comments are not code: a doc comment's example call (``braces.expand('a{b,c}')``) runs nothing
+        for start, end in [*_comment_spans(bytes(data), mine[0].lang, path), *((e.start_byte, e.end_byte)
+                                                                             for e in mine)]:
+            data[start:end] = b" " * (end - start)
         called |= set(_CALL.findall(data.decode("utf-8", "replace")))
     by_name: dict[str, list[Entity]] = {}
     for e in entities:
@@ -151,6 +153,19 @@ def load_time(entities: list[Entity], texts: Mapping[str, str]) -> set[str]:
         body = data_of[e.path][e.start_byte:e.end_byte].decode("utf-8", "replace")
         todo += [x for n in set(_CALL.findall(body)) - {e.name} for x in by_name.get(n, ())]
     return seen
+
+
+def _comment_spans(data: bytes, lang: str, path: str) -> list[tuple[int, int]]:
+    """(start, end) bytes of every comment node of the file."""
+    out: list[tuple[int, int]] = []
+    todo = [parse(data, lang, path).root_node]
+    while todo:
+        node = todo.pop()
+        if "comment" in node.type:
+            out.append((node.start_byte, node.end_byte))
+        else:
+            todo.extend(node.children)
+    return out
 
 
 # a language's files run their top-level code when loaded (``LanguageSpec.runs_on_load``),

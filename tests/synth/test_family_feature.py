@@ -217,6 +217,10 @@ def test_what_runs_at_module_load_is_never_a_feature() -> None:
            "export const UNIT = scale(1);\n")
     entities = extract_entities("lib.js", lib, "javascript")
     assert load_time(entities, {"lib.js": lib}) == {"lib.js::scale", "lib.js::factor"}
+    # a call in a comment (a doc comment's example) runs nothing at load
+    documented = "/**\n * Example: area(2, 3) // 6\n */\n" + lib.replace("export const UNIT = scale(1);\n", "")
+    entities_doc = extract_entities("lib.js", documented, "javascript")
+    assert load_time(entities_doc, {"lib.js": documented}) == set()
     tests = {"t/a.test.js": "test('a', () => { area(1, 2); scale(3); });\n",
              "t/b.test.js": "test('b', () => { UNIT; });\n"}
     texts = {"lib.js": lib, **tests}
