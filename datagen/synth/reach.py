@@ -51,6 +51,9 @@ def coverage_reach(base: Baseline, entities: Iterable[Entity], group_of: Callabl
     return out
 
 
+ENTRY_POINTS = frozenset({"main"})  # program entry points: defined by test files too, called by none
+
+
 def static_reach(entities: list[Entity], texts: Mapping[str, str], test_paths: list[str],
                  lang_of: Mapping[str, str]) -> dict[str, set[str]]:
     """entity id -> the test files (or, with one test file, its test functions) whose code
@@ -72,6 +75,8 @@ def static_reach(entities: list[Entity], texts: Mapping[str, str], test_paths: l
     def named(names: Iterable[str]) -> list[Entity]:
         found = []
         for n in names:
+            if n in ENTRY_POINTS:  # a test executable's own ``main`` names no function of the repo's
+                continue
             for e in by_name.get(n, ()):
                 found += ctors.get(entity_id(e), []) if e.kind == "class" else [e]
         return found

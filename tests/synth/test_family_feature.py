@@ -211,6 +211,18 @@ def test_a_lone_test_file_is_split_into_its_blocks() -> None:
     assert reach == {"src/lib.rs::push": {"tests/ring.rs:4"}, "src/lib.rs::pop": {"tests/ring.rs:10"}}
 
 
+def test_a_test_programs_own_main_reaches_no_main_of_the_repo() -> None:
+    """C/C++ test executables define ``main``; a benchmark or tool of the repo does too: the
+    name joins nothing (it made a feature of a benchmark's functions that no test runs)."""
+    bench = "int make_data(int n) {\n  return n * 2;\n}\n\nint main() {\n  return make_data(3);\n}\n"
+    lib = "int twice(int x) {\n  return x + x;\n}\n"
+    test = "#include \"lib.h\"\nint main() {\n  return twice(2) == 4 ? 0 : 1;\n}\n"
+    entities = extract_entities("bench/bench.c", bench, "c") + extract_entities("lib.c", lib, "c")
+    reach = static_reach(entities, {"bench/bench.c": bench, "lib.c": lib, "tests/t.c": test, "tests/u.c": test},
+                         ["tests/t.c", "tests/u.c"], {".c": "c"})
+    assert reach == {"lib.c::twice": {"tests/t.c", "tests/u.c"}}
+
+
 def test_what_runs_at_module_load_is_never_a_feature() -> None:
     lib = ("function scale(x) {\n  const k = factor();\n  return x * k;\n}\n\nfunction factor() {\n  const f = 2;\n"
            "  return f;\n}\n\nfunction area(w, h) {\n  const a = w * h;\n  return a;\n}\n\n"
