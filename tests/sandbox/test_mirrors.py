@@ -101,6 +101,9 @@ def test_cargo_fetch_goes_to_the_mirror_and_an_unreachable_one_is_said_plainly(t
     (src / "Cargo.toml").write_text('[package]\nname = "uses-itoa"\nversion = "0.1.0"\nedition = "2021"\n\n'
                                     '[dev-dependencies]\nitoa = "1"\n')
     (src / "src" / "lib.rs").write_text("pub fn one() -> i32 {\n    1\n}\n")
+    # a test that uses the dev-dependency: no stand-in can take its place (``_cargo_stubs``)
+    (src / "tests").mkdir()
+    (src / "tests" / "fmt.rs").write_text("#[test]\nfn formats() {\n    assert_eq!(itoa::Buffer::new().format(1), \"1\");\n}\n")
     config = EnvConfig(cache_dir=str(tmp_path / "envs"),
                        mirrors=MirrorsConfig(cargo="sparse+https://crates.mirror.invalid/index/"))
     with pytest.raises(EnvSetupError) as err:

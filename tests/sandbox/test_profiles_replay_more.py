@@ -52,8 +52,9 @@ def _broken(src: Path, bug: Bug) -> dict[str, str]:
     return {path: text.replace(old, new)}
 
 
-def validated_task(root: Path, runner: str, src: Path, bug: Bug) -> TaskRecord:
-    """The task of ``bug`` in ``src``, validated and committed as ``datagen build tasks`` does."""
+def validated_task(root: Path, runner: str, src: Path, bug: Bug, config: EnvConfig | None = None) -> TaskRecord:
+    """The task of ``bug`` in ``src``, validated and committed as ``datagen build tasks`` does
+    (``config``: the env settings, the cache folder set here)."""
     ok, reason = bwrap_works()
     if not ok:
         pytest.skip(f"bwrap unavailable: {reason}")
@@ -61,7 +62,8 @@ def validated_task(root: Path, runner: str, src: Path, bug: Bug) -> TaskRecord:
     profile = get_profile(runner)
     assert profile.detect(src, [p.relative_to(src).as_posix() for p in src.rglob("*") if p.is_file()])
     sandbox, limits = untrusted_sandbox("auto"), SandboxLimits(timeout_s=180, processes=256)
-    env = ensure_env(profile, src, EnvConfig(cache_dir=str(root / "envs")), sandbox, limits)
+    config = (config or EnvConfig()).model_copy(update={"cache_dir": str(root / "envs")})
+    env = ensure_env(profile, src, config, sandbox, limits)
     (root / "scratch").mkdir()
     suite = SuiteRunner(runner, src, sandbox, limits, env, root / "scratch")
     base = measure_baseline(suite, 1, False)
