@@ -52,8 +52,8 @@ def parse_pin(pin: str) -> Stub:
 def stand_ins(src: Path) -> tuple[list[Stub], list[str]]:
     """(the stand-ins, the registry dependencies the tests compile: why no fallback) of the
     repo's manifests (the root's and every workspace member's)."""
-    manifests = sorted(p for p in src.rglob("Cargo.toml") if not _SKIP_DIRS & set(p.relative_to(src).parts[:-1]))
     root = _load(src / "Cargo.toml") or {}
+    manifests = _members(src, root)
     shared = (root.get("workspace") or {}).get("dependencies") or {}
     locked = _locked(src / "Cargo.lock")
     stubs: dict[str, Stub] = {}
@@ -133,6 +133,18 @@ def _toml_key(key: str) -> str:
     return key if re.fullmatch(r"[A-Za-z0-9_-]+", key) else f'"{key}"'
 
 
+def _members(src: Path, root: dict) -> list[Path]:
+    """The root manifest and its workspace members' (not a fuzz or example crate of its own)."""
+    found = [src / "Cargo.toml"]
+    workspace = root.get("workspace") or {}
+    excluded = {src / e for e in workspace.get("exclude", [])}
+    for pattern in workspace.get("members", []):
+        for folder in sorted(src.glob(pattern)):
+            if (folder / "Cargo.toml").is_file() and folder != src and folder not in excluded:
+                found.append(folder / "Cargo.toml")
+    return found
+
+
 def _load(path: Path) -> dict | None:
     try:
         return tomllib.loads(path.read_text(encoding="utf-8"))
@@ -185,8 +197,9 @@ def _names_used(folder: Path) -> set[str]:
     """The identifiers of the Rust files a ``cargo test --tests`` of the crate in ``folder``
     compiles (everything but benches and examples)."""
     words: set[str] = set()
+    crates = {p.parent for p in folder.rglob("Cargo.toml")} - {folder}  # other crates (fuzz/): not this one's
     for path in folder.rglob("*.rs"):
-        if _SKIP_DIRS & set(path.relative_to(folder).parts[:-1]):
+        if _SKIP_DIRS & set(path.relative_to(folder).parts[:-1]) or crates & set(path.parents):
             continue
         try:
             words |= set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", path.read_text(encoding="utf-8", errors="replace")))
