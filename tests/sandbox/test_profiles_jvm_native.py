@@ -27,6 +27,7 @@ from datagen.sandbox.harness.profiles.phpunit import php_fits
 from datagen.sandbox.harness.profiles.registry import detect_profile, get_profile
 from datagen.sandbox.harness.profiles.rspec import passed_key
 from tests import tools
+from tests.conftest import write_tree
 from tests.sandbox.checkrun import run_awk
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -184,6 +185,15 @@ def test_make_suite_target_prerequisites():
 
 def _paths(src: Path) -> list[str]:
     return [p.relative_to(src).as_posix() for p in src.rglob("*") if p.is_file()]
+
+
+def test_a_c_library_with_cpp_test_programs_is_c(tmp_path):
+    src = write_tree(tmp_path / "lib", {"CMakeLists.txt": "project(j C)\n", "src/value.c": "int v;\n",
+                                        "test/ossfuzz/load_fuzzer.cc": "int f();\n"})
+    profile = get_profile("ctest")
+    assert profile.task_language(src) == "c"
+    (src / "src" / "wrap.cpp").write_text("int w;\n")
+    assert profile.task_language(src) == "cpp"
 
 
 @pytest.mark.parametrize(("repo", "profile", "language", "request_", "toolchain"), [

@@ -212,10 +212,12 @@ class CMakeProfile(Profile):
             _TEST_WORDS.intersection(re.split(r"[_.\-]", part.lower())) for part in folders)
 
     def task_language(self, src: Path | None = None) -> str:
-        """``c`` for a project without C++ sources, else ``cpp``."""
+        """``c`` for a project without C++ sources outside its tests, else ``cpp`` (jansson, a C
+        library, has C++ fuzzers under ``test/ossfuzz/``)."""
         if src is None:
             return self.language
-        cxx = any(p.suffix in _CXX_EXTS for p in src.rglob("*") if BUILD not in p.parts)
+        cxx = any(p.suffix in _CXX_EXTS and not self.is_test_file(p.relative_to(src).as_posix())
+                  for p in src.rglob("*") if BUILD not in p.parts)
         return "cpp" if cxx else "c"
 
     def dependency_files(self, src: Path) -> list[str]:
