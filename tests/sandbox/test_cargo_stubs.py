@@ -108,3 +108,19 @@ def test_a_crate_whose_tests_compile_an_unreachable_crate_still_fails_plainly(tm
         ensure_env(get_profile("cargo"), src, config, _bwrap_or_skip(),
                    SandboxLimits(timeout_s=120, processes=256))
     assert err.value.reason == "registry_unreachable: crates.mirror.invalid"
+
+
+@tools.needs("cargo")
+def test_the_env_record_holds_the_plan_as_built_with_its_stand_ins(tmp_path):
+    """What ``repo_envs.plan`` shows: the fallback the env took and the crates it stood in for."""
+    import json
+
+    from tests.sandbox.conftest import _bwrap_or_skip
+
+    src = write_tree(tmp_path / "crate", TREE)
+    config = NOWHERE.model_copy(update={"cache_dir": str(tmp_path / "envs")})
+    env = ensure_env(get_profile("cargo"), src, config, _bwrap_or_skip(), SandboxLimits(timeout_s=300, processes=256),
+                     record=tmp_path / "record.json")
+    plan = json.loads((tmp_path / "record.json").read_text())["plan"]
+    assert plan["fallback"] == env.plan.fallback == "stubs"
+    assert sorted(plan["pins"]) == ["criterion==0.5.0[]", "memchr==2.0.0[]", "serde==1.0.130[derive,std]"]

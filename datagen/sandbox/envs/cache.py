@@ -150,8 +150,9 @@ def read_attempt(folder: Path) -> dict | None:
 
 def write_record(record: Path, name: str, folder: Path, plan: EnvPlan, exc: EnvSetupError | None) -> None:
     """What happened to an env (its key ``name``, the attempt's plan, steps, outcome), as JSON
-    in ``record``, for the build's ``repo_envs`` row."""
-    attempt = read_attempt(folder) or {"plan": json.loads(plan.model_dump_json())}
+    in ``record``, for the build's ``repo_envs`` row. The plan is the one given: the env's plan
+    as built (with the fallback it took) where it was built."""
+    attempt = {**(read_attempt(folder) or {}), "plan": json.loads(plan.model_dump_json())}
     if exc is not None:
         attempt.setdefault("outcome", "failed")
         attempt["error"], attempt["failed_step"] = str(exc), exc.step or attempt.get("failed_step", "")

@@ -51,7 +51,8 @@ def env_context(config: EnvConfig, sandbox: Sandbox, limits: SandboxLimits, retr
 def ensure_env(profile: Profile, src: Path, config: EnvConfig, sandbox: Sandbox, limits: SandboxLimits,
                retry_failed: bool = False, plan: EnvPlan | None = None, record: Path | None = None) -> ProfileEnv:
     """The profile's environment for the repo at ``src`` (built once per repo + plan key);
-    with ``record``, what happened is written there (``envs/cache.py``'s ``write_record``)."""
+    with ``record``, what happened is written there (``envs/cache.py``'s ``write_record``): the
+    plan as built, with the fallback it took (``EnvPlan.fallback``, ``pins``), for ``repo_envs``."""
     plan = plan or profile.configured_plan(src, config)
     ctx = env_context(config, sandbox, limits, retry_failed)
     try:
@@ -61,7 +62,7 @@ def ensure_env(profile: Profile, src: Path, config: EnvConfig, sandbox: Sandbox,
             _record(record, ctx.cache_dir / profile.env_name(src, plan, config), plan, exc)
         raise
     if record is not None and env.path is not None:
-        _record(record, Path(env.path), plan, None)
+        _record(record, Path(env.path), env.plan, None)
     return env
 
 
