@@ -137,6 +137,7 @@ class CargoProfile(Profile):
                 stubs, needed = stand_ins(src)
                 if needed or not stubs:  # the tests compile a crate it could not fetch: fail as it did
                     step(s.name, list(s.args), work, env=env, ro_paths=(root,))
+                    continue  # (a retry that fetched after all: the real crates, no stand-ins)
                 config = target / "cargo-home" / "config.toml"
                 before = config.read_text(encoding="utf-8") if config.is_file() else ""
                 config.write_text(before + write_stubs(stubs, target / STUB_DIR), encoding="utf-8")
